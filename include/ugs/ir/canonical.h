@@ -1,0 +1,46 @@
+#pragma once
+// Canonical form: one op sequence per μGraph, so the search never builds the same graph twice and
+// two searches that find the same μGraph print the same hash.
+//
+// The rank of an op is (its operand tensor indices, its op kind), compared lexicographically, then its
+// attributes and, for a graph-defined kernel, its block graph, so distinct ops never tie (DESIGN §2).
+// The canonical sequence is the greedy one: at every step, the op of least rank among those whose
+// operands exist. The generator checks it one step at a time: a new op must rank above every op
+// placed since its operands all became available (`may_append`). This is Mirage's rule ("above the
+// last op") relaxed for ops that consume a recent result: Mirage's rule leaves some DAGs with no
+// admissible order at all (LoRA's X·W + (X·A)·B in one block graph is one), this one admits every DAG
+// exactly once. Commutative operands are ordered; block inputs and savers are sorted.
+#include <cstdint>
+
+#include "ugs/ir/graph.h"
+
+namespace ugs {
+
+struct OpRank {
+  FixedVec<int32_t, kMaxBlockInputs> in;
+  OpKind kind = OpKind::Add;
+  int8_t dim = 0;
+  int32_t to = 0;
+  uint64_t block_key = 0;
+};
+
+int compare(const OpRank& a, const OpRank& b);  // <0, 0, >0, lexicographic
+OpRank rank_of(const Op& op);
+OpRank rank_of(const KernelGraph& g, int op_index);
+// Commutative operands in non-decreasing order.
+bool operands_ordered(const Op& op);
+
+// The one-step canonical-order predicates the generator uses: may `op` be appended next?
+bool may_append(const BlockGraph& bg, const Op& op);
+bool may_append_block(const KernelGraph& g, const BlockGraph& bg);
+bool may_append(const KernelGraph& g, const Op& op);
+
+bool is_canonical(const BlockGraph& bg);
+bool is_canonical(const KernelGraph& g);
+// Rewrites g into canonical form; false (g untouched) only if g holds two identical ops.
+bool canonicalize(KernelGraph& g, const GraphRules& rules);
+
+uint64_t structural_hash(const BlockGraph& bg);
+uint64_t structural_hash(const KernelGraph& g);
+
+}  // namespace ugs

@@ -1,0 +1,290 @@
+// Canonical order, canonicalization and structural hashing of μGraphs.
+#include "ugs/ir/canonical.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+#include "ugs/util/hash.h"
+
+namespace ugs {
+namespace {
+
+auto input_key(const BlockInput& in) { return std::tie(in.tensor, in.imap, in.fmap); }
+auto output_key(const BlockOutput& o) { return std::tie(o.tile, o.omap); }
+
+Op with_ordered_operands(Op op) {
+  if (is_commutative(op.kind) && op.in[0] > op.in[1]) std::swap(op.in[0], op.in[1]);
+  return op;
+}
+
+// Picks, among the unplaced ops whose operands are all mapped, the one of least rank. `candidate(k,
+// &rank)` returns false while op k is not ready. Returns -1 when nothing is ready.
+template <class Candidate>
+int least_ready(int n, const std::array<bool, 32>& placed, Candidate candidate, OpRank* best_rank) {
+  int best = -1;
+  for (int k = 0; k < n; ++k) {
+    OpRank r;
+    if (placed[k] || !candidate(k, &r)) continue;
+    if (best < 0 || compare(r, *best_rank) < 0) {
+      best = k;
+      *best_rank = r;
+    }
+  }
+  return best;
+}
+
+// Rebuilds `bg`, whose loaders read kernel tensors renamed by `tmap`, in canonical form against the
+// shapes of `ng`. perm[i] is the new position of saver i.
+bool canonical_block(const BlockGraph& bg, const std::array<int32_t, kMaxTensors>& tmap, const KernelGraph& ng,
+                     BlockGraph* out, std::array<int, kMaxBlockOutputs>* perm) {
+  BlockGraph b;
+  b.grid = bg.grid;
+  b.loop = bg.loop;
+  std::array<int32_t, kMaxTiles> tile_map;
+  tile_map.fill(-1);
+
+  std::array<BlockInput, kMaxBlockInputs> ins;
+  std::array<int, kMaxBlockInputs> order;
+  const int ni = bg.inputs.size();
+  for (int i = 0; i < ni; ++i) {
+    ins[i] = bg.inputs[i];
+    ins[i].tensor = tmap[ins[i].tensor];
+  }
+  std::iota(order.begin(), order.begin() + ni, 0);
+  std::stable_sort(order.begin(), order.begin() + ni,
+                   [&](int a, int c) { return input_key(ins[a]) < input_key(ins[c]); });
+  for (int j = 0; j < ni; ++j) {
+    const BlockInput& in = ins[order[j]];
+    if (b.add_input(in.tensor, ng.shape(in.tensor), in.imap, in.fmap) != Verdict::Ok) return false;
+    tile_map[order[j]] = j;
+  }
+
+  std::array<bool, 32> placed{};
+  auto mapped = [&](int k, Op* op) {
+    *op = bg.ops[k];
+    for (int i = 0; i < arity(op->kind); ++i) {
+      op->in[i] = tile_map[op->in[i]];
+      if (op->in[i] < 0) return false;
+    }
+    *op = with_ordered_operands(*op);
+    return true;
+  };
+  for (int step = 0; step < bg.ops.size(); ++step) {
+    OpRank r;
+    Op op;
+    int k = least_ready(bg.ops.size(), placed, [&](int c, OpRank* rank) {
+      if (!mapped(c, &op)) return false;
+      *rank = rank_of(op);
+      return true;
+    }, &r);
+    if (k < 0) return false;
+    mapped(k, &op);
+    if (b.add_op(op) != Verdict::Ok) return false;
+    placed[k] = true;
+    tile_map[ni + k] = b.tiles.size() - 1;
+  }
+
+  struct Saver {
+    BlockOutput out;
+    int old_index;
+  };
+  FixedVec<Saver, kMaxBlockOutputs> savers;
+  for (int i = 0; i < bg.outputs.size(); ++i)
+    savers.push_back({{tile_map[bg.outputs[i].tile], bg.outputs[i].omap}, i});
+  std::stable_sort(savers.begin(), savers.end(),
+                   [](const Saver& a, const Saver& c) { return output_key(a.out) < output_key(c.out); });
+  for (int j = 0; j < savers.size(); ++j) {
+    if (b.add_output(savers[j].out.tile, savers[j].out.omap) != Verdict::Ok) return false;
+    (*perm)[savers[j].old_index] = j;
+  }
+  *out = b;
+  return is_canonical(b);  // false only when two ops tie (duplicates)
+}
+
+OpRank block_rank(const BlockGraph& bg) {
+  OpRank r;
+  for (const BlockInput& in : bg.inputs) r.in.push_back(in.tensor);
+  r.kind = OpKind::Block;
+  r.block_key = structural_hash(bg);
+  return r;
+}
+
+}  // namespace
+
+int compare(const OpRank& a, const OpRank& b) {
+  const int n = std::min(a.in.size(), b.in.size());
+  for (int i = 0; i < n; ++i)
+    if (a.in[i] != b.in[i]) return a.in[i] < b.in[i] ? -1 : 1;
+  auto ka = std::make_tuple(a.in.size(), a.kind, a.dim, a.to, a.block_key);
+  auto kb = std::make_tuple(b.in.size(), b.kind, b.dim, b.to, b.block_key);
+  return ka < kb ? -1 : (kb < ka ? 1 : 0);
+}
+
+OpRank rank_of(const Op& op) {
+  OpRank r;
+  for (int i = 0; i < arity(op.kind); ++i) r.in.push_back(op.in[i]);
+  r.kind = op.kind;
+  r.dim = op.dim;
+  r.to = op.to;
+  return r;
+}
+
+OpRank rank_of(const KernelGraph& g, int i) {
+  const KernelOp& k = g.ops[i];
+  return k.op.kind == OpKind::Block ? block_rank(g.blocks[k.block]) : rank_of(k.op);
+}
+
+bool operands_ordered(const Op& op) { return !is_commutative(op.kind) || op.in[0] <= op.in[1]; }
+
+namespace {
+
+// The greedy-order condition for the op of rank r at position m, whose operands all exist once the
+// first `ready` ops are placed: it ranks above each op placed in [ready, m).
+template <class RankAt>
+bool ranks_above_window(const OpRank& r, int ready, int m, RankAt rank_at) {
+  for (int k = ready; k < m; ++k)
+    if (compare(rank_at(k), r) >= 0) return false;
+  return true;
+}
+
+bool fits(const BlockGraph& bg, const Op& op, int m) {
+  int ready = 0;
+  for (int i = 0; i < arity(op.kind); ++i) ready = std::max(ready, op.in[i] - bg.inputs.size() + 1);
+  return operands_ordered(op) &&
+         ranks_above_window(rank_of(op), ready, m, [&](int k) { return rank_of(bg.ops[k]); });
+}
+
+bool fits(const KernelGraph& g, const OpRank& r, int m) {
+  int ready = 0;
+  for (int32_t t : r.in) ready = std::max(ready, g.producer(t) + 1);
+  return ranks_above_window(r, ready, m, [&](int k) { return rank_of(g, k); });
+}
+
+}  // namespace
+
+bool may_append(const BlockGraph& bg, const Op& op) { return fits(bg, op, bg.ops.size()); }
+
+bool may_append(const KernelGraph& g, const Op& op) {
+  return operands_ordered(op) && fits(g, rank_of(op), g.ops.size());
+}
+
+bool may_append_block(const KernelGraph& g, const BlockGraph& bg) {
+  return is_canonical(bg) && fits(g, block_rank(bg), g.ops.size());
+}
+
+bool is_canonical(const BlockGraph& bg) {
+  for (int i = 1; i < bg.inputs.size(); ++i)
+    if (!(input_key(bg.inputs[i - 1]) < input_key(bg.inputs[i]))) return false;
+  for (int m = 0; m < bg.ops.size(); ++m)
+    if (!fits(bg, bg.ops[m], m)) return false;
+  for (int i = 1; i < bg.outputs.size(); ++i)
+    if (!(output_key(bg.outputs[i - 1]) < output_key(bg.outputs[i]))) return false;
+  return true;
+}
+
+bool is_canonical(const KernelGraph& g) {
+  for (int m = 0; m < g.ops.size(); ++m) {
+    const KernelOp& k = g.ops[m];
+    if (k.op.kind == OpKind::Block ? !is_canonical(g.blocks[k.block]) : !operands_ordered(k.op)) return false;
+    if (!fits(g, rank_of(g, m), m)) return false;
+  }
+  return true;
+}
+
+bool canonicalize(KernelGraph& g, const GraphRules& rules) {
+  KernelGraph ng;
+  std::array<int32_t, kMaxTensors> tmap;
+  tmap.fill(-1);
+  for (int t = 0; t < g.num_inputs; ++t) {
+    ng.add_input(g.shape(t));
+    tmap[t] = t;
+  }
+  auto ready = [&](int k) {
+    for (int32_t t : g.operands(k))
+      if (tmap[t] < 0) return false;
+    return true;
+  };
+  // The canonical version of op k under the current renaming, with its rank.
+  BlockGraph cb;
+  std::array<int, kMaxBlockOutputs> perm{};
+  Op op;
+  auto candidate = [&](int k, OpRank* r) {
+    if (!ready(k)) return false;
+    const KernelOp& ko = g.ops[k];
+    if (ko.op.kind == OpKind::Block) {
+      if (!canonical_block(g.blocks[ko.block], tmap, ng, &cb, &perm)) return false;
+      *r = block_rank(cb);
+    } else {
+      op = ko.op;
+      for (int i = 0; i < arity(op.kind); ++i) op.in[i] = tmap[op.in[i]];
+      op = with_ordered_operands(op);
+      *r = rank_of(op);
+    }
+    return true;
+  };
+
+  std::array<bool, 32> placed{};
+  for (int step = 0; step < g.ops.size(); ++step) {
+    OpRank r;
+    const int k = least_ready(g.ops.size(), placed, candidate, &r);
+    if (k < 0) return false;
+    candidate(k, &r);  // recompute the winner's canonical op into op / cb / perm
+    const KernelOp& ko = g.ops[k];
+    const int first = ng.num_tensors();
+    if (ko.op.kind == OpKind::Block) {
+      if (ng.add_block(cb, rules) != Verdict::Ok) return false;
+      for (int i = 0; i < ko.num_out; ++i) tmap[ko.first_out + i] = first + perm[i];
+    } else {
+      if (ng.add_op(op) != Verdict::Ok) return false;
+      tmap[ko.first_out] = first;
+    }
+    placed[k] = true;
+  }
+  FixedVec<int32_t, kMaxOutputs> outs;
+  for (int32_t t : g.outputs) outs.push_back(tmap[t]);
+  if (ng.set_outputs(outs.span()) != Verdict::Ok || !is_canonical(ng)) return false;
+  g = ng;
+  return true;
+}
+
+uint64_t structural_hash(const BlockGraph& bg) {
+  Hasher h;
+  for (int32_t x : bg.grid) h.add(x);
+  h.add(bg.loop).add(bg.inputs.size()).add(bg.ops.size()).add(bg.outputs.size());
+  for (const BlockInput& in : bg.inputs) {
+    h.add(in.tensor).add(in.fmap);
+    for (int8_t a : in.imap) h.add(a);
+  }
+  for (const Op& op : bg.ops) {
+    h.add(static_cast<uint64_t>(op.kind)).add(op.dim).add(op.to);
+    for (int i = 0; i < arity(op.kind); ++i) h.add(op.in[i]);
+  }
+  for (const BlockOutput& o : bg.outputs) {
+    h.add(o.tile);
+    for (int8_t a : o.omap) h.add(a);
+  }
+  return h.value();
+}
+
+uint64_t structural_hash(const KernelGraph& g) {
+  Hasher h;
+  h.add(g.num_inputs).add(g.ops.size()).add(g.outputs.size());
+  for (int t = 0; t < g.num_inputs; ++t) {
+    const Shape& s = g.shape(t);
+    h.add(s.rank);
+    for (int i = 0; i < s.rank; ++i) h.add(s.d[i]);
+  }
+  for (const KernelOp& k : g.ops) {
+    if (k.op.kind == OpKind::Block) {
+      h.add(structural_hash(g.blocks[k.block]));
+      continue;
+    }
+    h.add(static_cast<uint64_t>(k.op.kind)).add(k.op.dim).add(k.op.to);
+    for (int i = 0; i < arity(k.op.kind); ++i) h.add(k.op.in[i]);
+  }
+  for (int32_t t : g.outputs) h.add(t);
+  return h.value();
+}
+
+}  // namespace ugs
