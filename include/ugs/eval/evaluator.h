@@ -1,0 +1,30 @@
+#pragma once
+// The one evaluator (DESIGN §3): runs a kernel graph (a program is one too) on concrete inputs, with
+// the scalar arithmetic as a template parameter: WideArith, MirageArith (finite-field pairs) or
+// RealArith (float64). Block graphs are emulated block by block and iteration by iteration, tiles
+// placed by imap/fmap/omap exactly as DESIGN §2 states; OpenMP runs blocks (or output rows) in
+// parallel.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ugs/eval/tensor.h"
+#include "ugs/ir/graph.h"
+
+namespace ugs {
+
+struct EvalStats {
+  uint64_t zero_divisors = 0;  // divisor components that were 0 (mapped to 0)
+};
+
+template <class A>
+std::vector<Tensor<typename A::Value>> evaluate(const A& arith, const KernelGraph& g,
+                                                std::span<const Tensor<typename A::Value>> inputs,
+                                                EvalStats* stats = nullptr);
+
+// Seeded inputs for g: element e of input i is drawn from a counter-based stream, so any subset can
+// be generated independently (and identically on a device).
+template <class A>
+std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_t seed);
+
+}  // namespace ugs

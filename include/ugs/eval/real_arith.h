@@ -1,0 +1,39 @@
+#pragma once
+// Real arithmetic in float64: the evaluator's third scalar, for the numerical check of DESIGN §3.
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+namespace ugs {
+
+struct RealArith {
+  using Value = double;
+  struct Acc {
+    double v = 0;
+  };
+  static constexpr std::string_view name = "float64";
+
+  static constexpr Value zero() { return 0.0; }
+  static Value add(Value a, Value b) { return a + b; }
+  static Value mul(Value a, Value b) { return a * b; }
+  static Value div(Value a, Value b, uint64_t& zeros) {
+    if (b == 0.0) {
+      ++zeros;
+      return 0.0;
+    }
+    return a / b;
+  }
+  static Value exp(Value a) { return std::exp(a); }
+  static Value sqrt(Value a) { return std::sqrt(a); }
+  static Value silu(Value a) { return a / (1.0 + std::exp(-a)); }
+  static Value from_count(int64_t n) { return static_cast<double>(n); }
+
+  static void acc_add(Acc& s, Value a) { s.v += a; }
+  static void acc_fma(Acc& s, Value a, Value b) { s.v += a * b; }
+  static Value acc_value(const Acc& s) { return s.v; }
+
+  // Inputs: uniform in [-1, 1) from 64 random bits.
+  static Value sample(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0; }
+};
+
+}  // namespace ugs

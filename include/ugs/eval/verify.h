@@ -1,0 +1,42 @@
+#pragma once
+// Equivalence of a candidate μGraph with a program (DESIGN §3): independent random finite-field
+// tests (fresh inputs and ω each), then a float64 evaluation on random real inputs.
+#include <cstdint>
+#include <string>
+
+#include "ugs/eval/field_kind.h"
+#include "ugs/ir/graph.h"
+
+namespace ugs {
+
+struct VerifyOptions {
+  FieldKind field = FieldKind::Wide;
+  int tests = 3;
+  uint64_t seed = 1;
+  bool float_check = true;
+  double tolerance = 1e-9;
+};
+
+struct VerifyResult {
+  bool equivalent = false;
+  int tests_run = 0;
+  int tests_passed = 0;
+  double float_rel_error = 0;  // max over outputs of max|a - b| / max|b|
+  uint64_t zero_divisors = 0;
+  std::string reason;  // why not, when not
+};
+
+// Inputs and outputs must agree in count and shape (else not equivalent, with the reason).
+VerifyResult verify(const KernelGraph& program, const KernelGraph& candidate, const VerifyOptions& opt);
+
+// One finite-field test with the given seed (inputs and ω); true when all outputs agree exactly.
+bool field_test(FieldKind field, const KernelGraph& program, const KernelGraph& candidate, uint64_t seed,
+                uint64_t* zero_divisors = nullptr);
+
+// max over outputs of max|a - b| / max|b| in float64 on seeded inputs in [-1, 1).
+double float_rel_error(const KernelGraph& program, const KernelGraph& candidate, uint64_t seed);
+
+// Empty when the interfaces agree, else the mismatch in words.
+std::string interface_mismatch(const KernelGraph& program, const KernelGraph& candidate);
+
+}  // namespace ugs

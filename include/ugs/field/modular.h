@@ -1,0 +1,81 @@
+#pragma once
+// Arithmetic modulo a prime below 2^31, written once for host and device (DESIGN §3).
+#include <cstdint>
+
+#include "ugs/util/hash.h"  // UGS_HD
+
+namespace ugs {
+
+UGS_HD constexpr uint32_t add_mod(uint32_t a, uint32_t b, uint32_t m) {
+  const uint32_t s = a + b;  // a, b < m < 2^31: no overflow
+  return s >= m ? s - m : s;
+}
+
+UGS_HD constexpr uint32_t mul_mod(uint32_t a, uint32_t b, uint32_t m) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(a) * b % m);
+}
+
+UGS_HD constexpr uint32_t pow_mod(uint32_t base, uint64_t e, uint32_t m) {
+  uint64_t r = 1 % m, b = base % m;
+  while (e) {
+    if (e & 1) r = r * b % m;
+    b = b * b % m;
+    e >>= 1;
+  }
+  return static_cast<uint32_t>(r);
+}
+
+// Inverse by Fermat; 0 has none and maps to 0 (callers count it).
+UGS_HD constexpr uint32_t inv_mod(uint32_t a, uint32_t m) { return a == 0 ? 0 : pow_mod(a, m - 2, m); }
+
+// Tonelli–Shanks for m ≡ 1 (mod 4): the smaller of the two roots, 0 for a non-residue.
+UGS_HD constexpr uint32_t tonelli_shanks(uint32_t a, uint32_t m) {
+  if (a == 0) return 0;
+  if (pow_mod(a, (m - 1) / 2, m) != 1) return 0;
+  uint32_t q = m - 1, s = 0;
+  while ((q & 1) == 0) {
+    q >>= 1;
+    ++s;
+  }
+  uint32_t z = 2;
+  while (pow_mod(z, (m - 1) / 2, m) != m - 1) ++z;
+  uint32_t c = pow_mod(z, q, m), t = pow_mod(a, q, m), r = pow_mod(a, (q + 1) / 2, m);
+  while (t != 1) {
+    uint32_t i = 0, t2 = t;
+    while (t2 != 1) {
+      t2 = mul_mod(t2, t2, m);
+      ++i;
+    }
+    uint32_t b = c;
+    for (uint32_t j = 0; j + 1 < s - i; ++j) b = mul_mod(b, b, m);
+    s = i;
+    c = mul_mod(b, b, m);
+    t = mul_mod(t, c, m);
+    r = mul_mod(r, b, m);
+  }
+  return r < m - r ? r : m - r;
+}
+
+// The fixed deterministic square root of DESIGN §3: y^((m+1)/4) when m ≡ 3 (mod 4).
+UGS_HD constexpr uint32_t sqrt_mod(uint32_t a, uint32_t m) {
+  return (m & 3) == 3 ? pow_mod(a, (m + 1) / 4, m) : tonelli_shanks(a, m);
+}
+
+// A sum of products mod m with one reduction per overflow threat instead of one per term: the
+// running value stays below 2^63, and any product of residues is below 2^62.
+struct LazySum {
+  uint64_t v = 0;
+  UGS_HD constexpr void add(uint64_t x, uint64_t fold) {
+    v += x;
+    if (v >= (uint64_t{1} << 63)) v -= fold;
+  }
+};
+// The largest multiple of m not above 2^63, subtracted by LazySum::add.
+UGS_HD constexpr uint64_t fold_of(uint32_t m) { return ((uint64_t{1} << 63) / m) * m; }
+
+// Uniform in [0, m) from 64 random bits (multiply-shift; bias below 2^-32).
+UGS_HD constexpr uint32_t uniform_below(uint64_t bits, uint32_t m) {
+  return static_cast<uint32_t>(((bits >> 32) * m) >> 32);
+}
+
+}  // namespace ugs

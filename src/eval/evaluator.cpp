@@ -1,0 +1,84 @@
+// Kernel-level evaluation: predefined ops run in parallel over output rows, block graphs go to the
+// block emulator. Instantiated for the three arithmetics.
+#include "ugs/eval/evaluator.h"
+
+#include <omp.h>
+
+#include "block_emulator.h"
+#include "tensor_ops.h"
+#include "ugs/eval/real_arith.h"
+#include "ugs/field/field.h"
+#include "ugs/util/hash.h"
+
+namespace ugs {
+namespace {
+
+// Rows of an op's output in parallel when there is enough work to pay for a team of threads.
+template <class A>
+void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>& a,
+                     const Tensor<typename A::Value>* b, Tensor<typename A::Value>& out, uint64_t& zeros) {
+  const int64_t rows = eval::rows_of(out.shape);
+  const int64_t work = out.numel() * (op.kind == OpKind::Matmul ? a.shape.dim4(3) : 1);
+  uint64_t z = 0;
+#pragma omp parallel for schedule(static) reduction(+ : z) if (work > (1 << 15) && rows > 1)
+  for (int64_t r = 0; r < rows; ++r) eval::apply_rows(ar, op, a, b, out, r, r + 1, z);
+  zeros += z;
+}
+
+}  // namespace
+
+template <class A>
+std::vector<Tensor<typename A::Value>> evaluate(const A& ar, const KernelGraph& g,
+                                                std::span<const Tensor<typename A::Value>> inputs,
+                                                EvalStats* stats) {
+  using T = Tensor<typename A::Value>;
+  std::vector<T> computed(g.num_tensors() - g.num_inputs);
+  std::vector<const T*> tensor(g.num_tensors());
+  for (int i = 0; i < g.num_inputs; ++i) tensor[i] = &inputs[i];
+  uint64_t zeros = 0;
+  for (const KernelOp& k : g.ops) {
+    std::vector<T*> outs(k.num_out);
+    for (int o = 0; o < k.num_out; ++o) {
+      const int t = k.first_out + o;
+      computed[t - g.num_inputs] = T(g.shape(t));
+      outs[o] = &computed[t - g.num_inputs];
+      tensor[t] = outs[o];
+    }
+    if (k.op.kind == OpKind::Block) {
+      const BlockGraph& bg = g.blocks[k.block];
+      std::vector<const T*> ins;
+      for (const BlockInput& in : bg.inputs) ins.push_back(tensor[in.tensor]);
+      eval::run_block(ar, bg, std::span<const T* const>(ins), std::span<T* const>(outs), zeros);
+    } else {
+      const T* b = arity(k.op.kind) == 2 ? tensor[k.op.in[1]] : nullptr;
+      apply_kernel_op(ar, k.op, *tensor[k.op.in[0]], b, *outs[0], zeros);
+    }
+  }
+  std::vector<T> result;
+  for (int32_t t : g.outputs) result.push_back(*tensor[t]);
+  if (stats) stats->zero_divisors += zeros;
+  return result;
+}
+
+template <class A>
+std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_t seed) {
+  std::vector<Tensor<typename A::Value>> r;
+  for (int i = 0; i < g.num_inputs; ++i) {
+    Tensor<typename A::Value> t(g.shape(i));
+    const uint64_t stream = splitmix64(splitmix64(seed) ^ (0xD1B54A32D192ED03ull * (i + 1)));
+    for (int64_t e = 0; e < t.numel(); ++e) t.data[e] = A::sample(splitmix64(stream + e));
+    r.push_back(std::move(t));
+  }
+  return r;
+}
+
+#define UGS_INSTANTIATE(A)                                                                                   \
+  template std::vector<Tensor<A::Value>> evaluate<A>(const A&, const KernelGraph&,                          \
+                                                     std::span<const Tensor<A::Value>>, EvalStats*);        \
+  template std::vector<Tensor<A::Value>> make_inputs<A>(const KernelGraph&, uint64_t);
+UGS_INSTANTIATE(WideArith)
+UGS_INSTANTIATE(MirageArith)
+UGS_INSTANTIATE(RealArith)
+#undef UGS_INSTANTIATE
+
+}  // namespace ugs

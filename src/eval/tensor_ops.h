@@ -1,0 +1,147 @@
+#pragma once
+// The scalar loops of every op, templated over the arithmetic (field pairs or float64) and written
+// over a range of output rows (a row = the last dim), so the kernel level runs them in parallel over
+// rows and the block level runs them whole on tiles. One loop per op family; nothing is copied for a
+// variant: accumulators are folds added into their tile.
+#include <algorithm>
+#include <cstdint>
+
+#include "ugs/eval/tensor.h"
+#include "ugs/ir/op.h"
+
+namespace ugs::eval {
+
+inline int64_t rows_of(const Shape& s) { return s.numel() / s.dim4(3); }
+
+// Strides of `in` read at the coordinates of `out`, zero along broadcast dims.
+inline Index4 broadcast_strides(const Shape& in, const Shape& out) {
+  Index4 st = strides4(in);
+  for (int i = 0; i < 4; ++i)
+    if (in.dim4(i) == 1 && out.dim4(i) != 1) st[i] = 0;
+  return st;
+}
+
+// Offset of the first element of output row r, read through strides st of a tensor whose shape
+// agrees with `out` in dims 1 and 2 (or broadcasts there).
+inline int64_t row_base(int64_t r, const Shape& out, const Index4& st) {
+  const int64_t d1 = out.dim4(1), d2 = out.dim4(2);
+  return (r / (d1 * d2)) * st[0] + ((r / d2) % d1) * st[1] + (r % d2) * st[2];
+}
+
+template <class V, class F>
+void map_rows(const Tensor<V>& x, Tensor<V>& out, int64_t r0, int64_t r1, F f) {
+  const int64_t n = out.shape.dim4(3);
+  for (int64_t i = r0 * n; i < r1 * n; ++i) out.data[i] = f(x.data[i]);
+}
+
+template <class V, class F>
+void zip_rows(const Tensor<V>& a, const Tensor<V>& b, Tensor<V>& out, int64_t r0, int64_t r1, F f) {
+  const Index4 sa = broadcast_strides(a.shape, out.shape), sb = broadcast_strides(b.shape, out.shape);
+  const int64_t n = out.shape.dim4(3);
+  for (int64_t r = r0; r < r1; ++r) {
+    const V* pa = a.data.data() + row_base(r, out.shape, sa);
+    const V* pb = b.data.data() + row_base(r, out.shape, sb);
+    V* po = out.data.data() + r * n;
+    for (int64_t j = 0; j < n; ++j) po[j] = f(pa[j * sa[3]], pb[j * sb[3]]);
+  }
+}
+
+// out[.., i, j] = Σ_k a[.., i, k] b[.., k, j], batch dims equal; columns in chunks that keep their
+// accumulators in registers or L1.
+template <class A>
+void matmul_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
+                 Tensor<typename A::Value>& out, int64_t r0, int64_t r1) {
+  using V = typename A::Value;
+  constexpr int64_t kChunk = 64;
+  const int64_t m = out.shape.dim4(2), n = out.shape.dim4(3), k = a.shape.dim4(3);
+  for (int64_t r = r0; r < r1; ++r) {
+    const V* arow = a.data.data() + r * k;
+    const V* bmat = b.data.data() + (r / m) * k * n;
+    V* orow = out.data.data() + r * n;
+    for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+      const int64_t jn = std::min(kChunk, n - j0);
+      typename A::Acc acc[kChunk]{};
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const V av = arow[kk];
+        const V* brow = bmat + kk * n + j0;
+        for (int64_t j = 0; j < jn; ++j) ar.acc_fma(acc[j], av, brow[j]);
+      }
+      for (int64_t j = 0; j < jn; ++j) orow[j0 + j] = ar.acc_value(acc[j]);
+    }
+  }
+}
+
+// Folds dim d4 (4-D index) of x to the size it has in `out` by adding its consecutive chunks
+// (reduce_sum is a fold to 1), reading each element through `pre` (identity or square). With
+// `into`, the fold is added to what `out` holds (loop accumulators).
+template <class A, class Pre>
+void fold_rows(const A& ar, const Tensor<typename A::Value>& x, Tensor<typename A::Value>& out, int d4, bool into,
+               int64_t r0, int64_t r1, Pre pre) {
+  using V = typename A::Value;
+  const Index4 sx = strides4(x.shape);
+  const int64_t reps = x.shape.dim4(d4) / out.shape.dim4(d4);
+  const int64_t step = sx[d4] * out.shape.dim4(d4);
+  const int64_t n = out.shape.dim4(3);
+  for (int64_t r = r0; r < r1; ++r) {
+    const V* px = x.data.data() + row_base(r, out.shape, sx);
+    V* po = out.data.data() + r * n;
+    for (int64_t j = 0; j < n; ++j) {
+      typename A::Acc s{};
+      for (int64_t t = 0; t < reps; ++t) ar.acc_add(s, pre(px[j * sx[3] + t * step]));
+      po[j] = into ? ar.add(po[j], ar.acc_value(s)) : ar.acc_value(s);
+    }
+  }
+}
+
+// sqrt(mean of squares) from a sum of squares over n elements (rms_norm, accum_rms_lastdim).
+template <class A>
+typename A::Value rms_of_sum(const A& ar, typename A::Value sum_sq, int64_t n, uint64_t& zeros) {
+  return ar.sqrt(ar.div(sum_sq, ar.from_count(n), zeros));
+}
+
+template <class A>
+void rms_norm_rows(const A& ar, const Tensor<typename A::Value>& x, Tensor<typename A::Value>& out, int64_t r0,
+                   int64_t r1, uint64_t& zeros) {
+  const int64_t n = out.shape.dim4(3);
+  for (int64_t r = r0; r < r1; ++r) {
+    typename A::Acc s{};
+    for (int64_t j = 0; j < n; ++j) ar.acc_fma(s, x.data[r * n + j], x.data[r * n + j]);
+    const auto rms = rms_of_sum(ar, ar.acc_value(s), n, zeros);
+    for (int64_t j = 0; j < n; ++j) out.data[r * n + j] = ar.div(x.data[r * n + j], rms, zeros);
+  }
+}
+
+// One op (not a block graph) over output rows [r0, r1). `b` is null for unary ops. Accumulators fold
+// their iteration's value into `out`.
+template <class A>
+void apply_rows(const A& ar, const Op& op, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>* b,
+                Tensor<typename A::Value>& out, int64_t r0, int64_t r1, uint64_t& zeros) {
+  using V = typename A::Value;
+  auto same = [](V v) { return v; };
+  auto sq = [&](V v) { return ar.mul(v, v); };
+  switch (op.kind) {
+    case OpKind::Matmul: return matmul_rows(ar, a, *b, out, r0, r1);
+    case OpKind::Add: return zip_rows(a, *b, out, r0, r1, [&](V x, V y) { return ar.add(x, y); });
+    case OpKind::Mul: return zip_rows(a, *b, out, r0, r1, [&](V x, V y) { return ar.mul(x, y); });
+    case OpKind::Div: {
+      uint64_t z = 0;
+      zip_rows(a, *b, out, r0, r1, [&](V x, V y) { return ar.div(x, y, z); });
+      zeros += z;
+      return;
+    }
+    case OpKind::Exp: return map_rows(a, out, r0, r1, [&](V x) { return ar.exp(x); });
+    case OpKind::Sqrt: return map_rows(a, out, r0, r1, [&](V x) { return ar.sqrt(x); });
+    case OpKind::Square: return map_rows(a, out, r0, r1, sq);
+    case OpKind::Silu: return map_rows(a, out, r0, r1, [&](V x) { return ar.silu(x); });
+    case OpKind::RmsNorm: return rms_norm_rows(ar, a, out, r0, r1, zeros);
+    case OpKind::ReduceSum:
+    case OpKind::ReduceSumTo: return fold_rows(ar, a, out, a.shape.to4(op.dim), false, r0, r1, same);
+    case OpKind::AccumSum:
+    case OpKind::AccumSumLastdim:
+    case OpKind::AccumSumLastdimTo: return fold_rows(ar, a, out, 3, true, r0, r1, same);
+    case OpKind::AccumRmsLastdim: return fold_rows(ar, a, out, 3, true, r0, r1, sq);
+    case OpKind::Block: return;
+  }
+}
+
+}  // namespace ugs::eval
