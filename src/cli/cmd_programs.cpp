@@ -1,0 +1,50 @@
+// `ugsearch programs`: the built-in programs with their shapes.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ugs/io/program.h"
+#include "verbs.h"
+
+namespace ugs::cli {
+namespace {
+
+nlohmann::json shape_json(const Shape& s) { return std::vector<int32_t>(s.d.begin(), s.d.begin() + s.rank); }
+
+}  // namespace
+
+Verb add_programs(CLI::App& app) {
+  auto* cmd = app.add_subcommand("programs", "List the built-in programs (or check the given ones) with their shapes");
+  auto json_out = std::make_shared<bool>(false);
+  auto names = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("PROGRAM", *names, "Program files or built-in names to check and list (default: all built-ins)");
+  cmd->add_flag("--json", *json_out, "Print JSON instead of a table");
+  return {cmd, [json_out, names] {
+            nlohmann::json all = nlohmann::json::array();
+            std::vector<Program> programs;
+            for (const std::string& n : *names) programs.push_back(load_program(n));
+            if (names->empty())
+              for (const BuiltinProgram& b : builtin_programs()) programs.push_back(parse_program(b.json, std::string(b.name)));
+            for (const Program& p : programs) {
+              const KernelGraph& g = p.graph;
+              std::string ins, outs;
+              nlohmann::json j = {{"name", p.name}, {"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}, {"ops", g.ops.size()}};
+              for (int t = 0; t < g.num_inputs; ++t) {
+                ins += fmt::format("{}{} {}", t ? ", " : "", p.tensor_names[t], to_string(g.shape(t)));
+                j["inputs"].push_back({{"name", p.tensor_names[t]}, {"shape", shape_json(g.shape(t))}});
+              }
+              for (int32_t t : g.outputs) {
+                outs += fmt::format("{}{} {}", outs.empty() ? "" : ", ", p.tensor_names[t], to_string(g.shape(t)));
+                j["outputs"].push_back({{"name", p.tensor_names[t]}, {"shape", shape_json(g.shape(t))}});
+              }
+              if (*json_out)
+                all.push_back(j);
+              else
+                fmt::print("{:<20} {} ops  in: {}  out: {}\n", p.name, g.ops.size(), ins, outs);
+            }
+            if (*json_out) fmt::print("{}\n", all.dump(2));
+            return 0;
+          }};
+}
+
+}  // namespace ugs::cli

@@ -1,0 +1,30 @@
+// ugsearch <verb> ...: exit 0 success, 1 a negative answer, 2 bad input or usage (DESIGN §9).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "ugs/util/error.h"
+#include "verbs.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ugsearch: superoptimizer search for μGraphs of tensor programs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ugsearch 0.1.0");
+  const std::vector<ugs::cli::Verb> verbs = {ugs::cli::add_programs(app), ugs::cli::add_show(app),
+                                             ugs::cli::add_verify(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& v : verbs)
+      if (v.cmd->parsed()) return v.run();
+  } catch (const ugs::InputError& e) {
+    fmt::print(stderr, "ugsearch: {}\n", e.what());
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,18 @@
+#pragma once
+// Each verb of the command line registers its subcommand and returns what to run once parsed.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace ugs::cli {
+
+struct Verb {
+  CLI::App* cmd;
+  std::function<int()> run;  // exit status
+};
+
+Verb add_programs(CLI::App& app);
+Verb add_show(CLI::App& app);
+Verb add_verify(CLI::App& app);
+
+}  // namespace ugs::cli

@@ -1,0 +1,14 @@
+// Built when nvcc is absent: the binary runs, and says it has no CUDA backend.
+#include "ugs/cuda/device.h"
+
+namespace ugs::cuda {
+
+bool compiled() { return false; }
+int device_count() { return 0; }
+std::string device_description() { return "none (built without CUDA)"; }
+std::string field_matmul(FieldKind, const FieldPair*, const FieldPair*, FieldPair*, int64_t, int64_t, int64_t,
+                         int64_t) {
+  return "this ugsearch was built without CUDA";
+}
+
+}  // namespace ugs::cuda

@@ -1,0 +1,57 @@
+#include "ugs/io/text.h"
+
+#include <fmt/format.h>
+
+namespace ugs {
+namespace {
+
+std::string attrs(const Op& op) {
+  std::string s;
+  if (has_dim(op.kind)) s += fmt::format(" dim={}", op.dim);
+  if (has_to(op.kind)) s += fmt::format(" to={}", op.to);
+  return s;
+}
+
+std::string operands(const Op& op, char prefix) {
+  std::string s;
+  for (int i = 0; i < arity(op.kind); ++i) s += fmt::format("{}{}{}", i ? ", " : "", prefix, op.in[i]);
+  return s;
+}
+
+std::string axes(const Axes& a) { return fmt::format("[{}, {}, {}]", a[0], a[1], a[2]); }
+
+void block_text(std::string& out, const BlockGraph& bg) {
+  const int ni = bg.inputs.size();
+  for (int i = 0; i < ni; ++i)
+    out += fmt::format("    b{} = load t{}  imap {} fmap {}  {}\n", i, bg.inputs[i].tensor, axes(bg.inputs[i].imap),
+                       bg.inputs[i].fmap, to_string(bg.tiles[i].shape));
+  for (int k = 0; k < bg.ops.size(); ++k)
+    out += fmt::format("    b{} = {}({}){}  {}{}\n", ni + k, name_of(bg.ops[k].kind), operands(bg.ops[k], 'b'),
+                       attrs(bg.ops[k]), to_string(bg.tiles[ni + k].shape), bg.tiles[ni + k].post ? "  (after loop)" : "");
+  for (const BlockOutput& o : bg.outputs) out += fmt::format("    save b{}  omap {}\n", o.tile, axes(o.omap));
+}
+
+}  // namespace
+
+std::string to_text(const KernelGraph& g) {
+  std::string out;
+  for (int t = 0; t < g.num_inputs; ++t) out += fmt::format("t{} = input  {}\n", t, to_string(g.shape(t)));
+  for (const KernelOp& k : g.ops) {
+    if (k.op.kind != OpKind::Block) {
+      out += fmt::format("t{} = {}({}){}  {}\n", k.first_out, name_of(k.op.kind), operands(k.op, 't'), attrs(k.op),
+                         to_string(g.shape(k.first_out)));
+      continue;
+    }
+    const BlockGraph& bg = g.blocks[k.block];
+    std::string outs;
+    for (int o = 0; o < k.num_out; ++o)
+      outs += fmt::format("{}t{} {}", o ? ", " : "", k.first_out + o, to_string(g.shape(k.first_out + o)));
+    out += fmt::format("{} = block  grid [{}, {}, {}]  loop {}\n", outs, bg.grid[0], bg.grid[1], bg.grid[2], bg.loop);
+    block_text(out, bg);
+  }
+  std::string outs;
+  for (int32_t t : g.outputs) outs += fmt::format("{}t{}", outs.empty() ? "" : ", ", t);
+  return out + "outputs: " + outs + "\n";
+}
+
+}  // namespace ugs
