@@ -1,0 +1,151 @@
+// Field arithmetic against a naive 128-bit reference, and the properties DESIGN §3 relies on.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ugs/field/field.h"
+
+namespace ugs {
+namespace {
+
+using u128 = unsigned __int128;
+
+template <class F>
+class FieldTest : public ::testing::Test {};
+using Fields = ::testing::Types<WideField, MirageField>;
+TYPED_TEST_SUITE(FieldTest, Fields);
+
+TYPED_TEST(FieldTest, AddMulMatchNaive) {
+  std::mt19937_64 rng(7);
+  for (uint32_t m : {TypeParam::p, TypeParam::q}) {
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t a = rng() % m, b = rng() % m;
+      EXPECT_EQ(add_mod(a, b, m), static_cast<uint32_t>((u128{a} + b) % m));
+      EXPECT_EQ(mul_mod(a, b, m), static_cast<uint32_t>((u128{a} * b) % m));
+    }
+    EXPECT_EQ(add_mod(m - 1, m - 1, m), m - 2);
+    EXPECT_EQ(mul_mod(m - 1, m - 1, m), 1u);
+  }
+}
+
+TYPED_TEST(FieldTest, PowMatchesNaiveForSmallExponents) {
+  std::mt19937_64 rng(3);
+  for (uint32_t m : {TypeParam::p, TypeParam::q})
+    for (int i = 0; i < 200; ++i) {
+      const uint32_t b = rng() % m;
+      const uint64_t e = rng() % 300;
+      u128 r = 1;
+      for (uint64_t k = 0; k < e; ++k) r = r * b % m;
+      EXPECT_EQ(pow_mod(b, e, m), static_cast<uint32_t>(r)) << b << "^" << e << " mod " << m;
+    }
+}
+
+TYPED_TEST(FieldTest, InverseIsInverseAndZeroMapsToZero) {
+  std::mt19937_64 rng(11);
+  for (uint32_t m : {TypeParam::p, TypeParam::q}) {
+    EXPECT_EQ(inv_mod(0, m), 0u);
+    for (int i = 0; i < 2000; ++i) {
+      const uint32_t a = 1 + rng() % (m - 1);
+      EXPECT_EQ(mul_mod(a, inv_mod(a, m), m), 1u);
+    }
+  }
+}
+
+TYPED_TEST(FieldTest, SqrtIsARootOfEveryResidue) {
+  std::mt19937_64 rng(5);
+  for (uint32_t m : {TypeParam::p, TypeParam::q}) {
+    for (int i = 0; i < 3000; ++i) {
+      const uint32_t x = rng() % m, y = mul_mod(x, x, m);  // a residue
+      const uint32_t r = sqrt_mod(y, m);
+      EXPECT_EQ(mul_mod(r, r, m), y) << "sqrt(" << y << ") mod " << m;
+    }
+  }
+}
+
+TEST(Field, SqrtThreeModFourIsTheFixedPower) {
+  for (uint32_t y : {0u, 1u, 2u, 12345u, WideField::p - 1})
+    EXPECT_EQ(sqrt_mod(y, WideField::p), pow_mod(y, (WideField::p + 1) / 4, WideField::p));
+}
+
+TEST(Field, TonelliShanksGivesTheSmallerRootOrZero) {
+  constexpr uint32_t m = MirageField::q;  // 113 ≡ 1 (mod 4)
+  static_assert(m % 4 == 1);
+  int residues = 0;
+  for (uint32_t y = 0; y < m; ++y) {
+    bool residue = false;
+    uint32_t smallest = m;
+    for (uint32_t x = 0; x < m; ++x)
+      if (x * x % m == y) {
+        residue = true;
+        smallest = std::min(smallest, x);
+      }
+    residues += residue;
+    EXPECT_EQ(sqrt_mod(y, m), residue ? smallest : 0u) << "y=" << y;
+  }
+  EXPECT_EQ(residues, (m + 1) / 2);
+}
+
+TYPED_TEST(FieldTest, OmegaHasOrderQ) {
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    const uint32_t w = FieldArith<TypeParam>::draw_omega(seed);
+    EXPECT_NE(w, 1u);
+    EXPECT_EQ(pow_mod(w, TypeParam::q, TypeParam::p), 1u);
+  }
+}
+
+TYPED_TEST(FieldTest, ExpTurnsSumsIntoProducts) {
+  FieldArith<TypeParam> ar;
+  ar.omega = FieldArith<TypeParam>::draw_omega(9);
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 500; ++i) {
+    const FieldPair a = ar.sample(rng()), b = ar.sample(rng());
+    const FieldPair lhs = ar.exp(ar.add(a, b)), rhs = ar.mul(ar.exp(a), ar.exp(b));
+    EXPECT_EQ(lhs.p, rhs.p);  // the q-component of an exp is lost (0), as DESIGN §3 states
+    EXPECT_EQ(lhs.q, 0u);
+  }
+}
+
+TYPED_TEST(FieldTest, LazySumMatchesNaiveOverLongDotProducts) {
+  using A = FieldArith<TypeParam>;
+  std::mt19937_64 rng(2);
+  for (int len : {1, 3, 1000, 100000}) {
+    typename A::Acc acc{};
+    u128 np = 0, nq = 0;
+    for (int i = 0; i < len; ++i) {
+      // Worst case: the largest residues.
+      const FieldPair a = i % 2 ? FieldPair{TypeParam::p - 1, TypeParam::q - 1} : A::sample(rng());
+      const FieldPair b = A::sample(rng());
+      A::acc_fma(acc, a, b);
+      np += u128{a.p} * b.p;
+      nq += u128{a.q} * b.q;
+    }
+    const FieldPair v = A::acc_value(acc);
+    EXPECT_EQ(v.p, static_cast<uint32_t>(np % TypeParam::p));
+    EXPECT_EQ(v.q, static_cast<uint32_t>(nq % TypeParam::q));
+  }
+}
+
+TYPED_TEST(FieldTest, SamplesStayInRangeAndCoverIt) {
+  using A = FieldArith<TypeParam>;
+  uint32_t max_p = 0, max_q = 0;
+  for (uint64_t i = 0; i < 100000; ++i) {
+    const FieldPair v = A::sample(splitmix64(i));
+    ASSERT_LT(v.p, TypeParam::p);
+    ASSERT_LT(v.q, TypeParam::q);
+    max_p = std::max(max_p, v.p);
+    max_q = std::max(max_q, v.q);
+  }
+  EXPECT_GT(max_p, TypeParam::p - TypeParam::p / 100 - 1);
+  EXPECT_GT(max_q, TypeParam::q - TypeParam::q / 100 - 1);
+}
+
+TEST(Field, DivisionCountsZeroDivisorComponents) {
+  uint64_t zeros = 0;
+  const FieldPair r = WideArith::div({5, 7}, {0, 3}, zeros);
+  EXPECT_EQ(zeros, 1u);
+  EXPECT_EQ(r.p, 0u);
+  EXPECT_EQ(mul_mod(r.q, 3, WideField::q), 7u);
+}
+
+}  // namespace
+}  // namespace ugs

@@ -1,0 +1,40 @@
+#include "test_util.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace ugs::test {
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string r = "'";
+  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return r + "'";
+}
+
+}  // namespace
+
+std::string temp_dir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "ugs_test_XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) std::abort();
+  return tmpl;
+}
+
+RunResult run_ugsearch(const std::vector<std::string>& args) {
+  const std::string dir = temp_dir();
+  std::string cmd = quote(UGS_BINARY);
+  for (const std::string& a : args) cmd += " " + quote(a);
+  cmd += " >" + quote(dir + "/out") + " 2>" + quote(dir + "/err");
+  const int rc = std::system(cmd.c_str());
+  RunResult r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = read_file(dir + "/out");
+  r.err = read_file(dir + "/err");
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+}  // namespace ugs::test

@@ -1,0 +1,36 @@
+#pragma once
+// Shared by the tests: the reference μGraphs and programs of experiments/, and running the binary.
+#include <string>
+#include <vector>
+
+#include "ugs/io/mugraph_json.h"
+#include "ugs/io/program.h"
+#include "ugs/util/files.h"
+
+namespace ugs::test {
+
+inline constexpr const char* kReferences[] = {"rmsnorm_linear_small", "gated_mlp_small", "lora_small", "gqa_small"};
+inline constexpr const char* kFullReferences[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa"};
+
+inline std::string source_path(const std::string& rel) { return std::string(UGS_SOURCE_DIR) + "/" + rel; }
+
+inline KernelGraph reference(const std::string& name) {
+  return load_mugraph(source_path("experiments/mugraphs/" + name + ".json"), GraphRules{});
+}
+
+inline nlohmann::json reference_json(const std::string& name) {
+  return nlohmann::json::parse(read_file(source_path("experiments/mugraphs/" + name + ".json")));
+}
+
+struct RunResult {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs the ugsearch binary with the given arguments (each shell-quoted here).
+RunResult run_ugsearch(const std::vector<std::string>& args);
+
+// A fresh temporary directory for one test.
+std::string temp_dir();
+
+}  // namespace ugs::test
