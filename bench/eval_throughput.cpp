@@ -62,10 +62,10 @@ int main(int argc, char** argv) {
   std::printf("%-8s %-8s %12s %10s %10s %10s %10s %8s\n", "field", "graph", "scalar ops", "1 thr s", "ops/s", "2 thr s",
               "ops/s", "speedup");
   row<ugs::WideArith>("program", p.graph, reps);
-  row<ugs::WideArith>("μGraph", g, reps);
+  row<ugs::WideArith>("mugraph", g, reps);
   row<ugs::MirageArith>("program", p.graph, reps);
-  row<ugs::MirageArith>("μGraph", g, reps);
+  row<ugs::MirageArith>("mugraph", g, reps);
   row<ugs::RealArith>("program", p.graph, reps);
-  row<ugs::RealArith>("μGraph", g, reps);
+  row<ugs::RealArith>("mugraph", g, reps);
   return 0;
 }
