@@ -14,5 +14,6 @@ struct Verb {
 Verb add_programs(CLI::App& app);
 Verb add_show(CLI::App& app);
 Verb add_verify(CLI::App& app);
+Verb add_cost(CLI::App& app);
 
 }  // namespace ugs::cli

@@ -1,0 +1,28 @@
+// A μGraph's cost: each kernel op priced on its own (a block graph by its grid and tiles, a
+// predefined op as the one library kernel the unfused plan also runs), then summed.
+#include <array>
+
+#include "ugs/cost/block_counts.h"
+#include "ugs/cost/cost.h"
+#include "ugs/cost/flow.h"
+
+namespace ugs {
+
+Cost estimate(const KernelGraph& g, const GpuSpec& gpu) {
+  std::vector<KernelCost> kernels;
+  kernels.reserve(g.ops.size());
+  for (int i = 0; i < g.ops.size(); ++i) {
+    const KernelOp& k = g.ops[i];
+    if (k.op.kind == OpKind::Block) {
+      kernels.push_back(price_kernel(block_counts(g, g.blocks[k.block], gpu.elem_bytes), gpu));
+      continue;
+    }
+    const Flow f = flow_of_op(g, i);
+    std::array<int, 2> nodes{0, 1};  // rms_norm is two nodes, any other op one
+    const std::span<const int> all(nodes.data(), f.nodes.size());
+    kernels.push_back(price_kernel(group_counts(f, all, gpu.elem_bytes), gpu));
+  }
+  return sum_kernels(std::move(kernels));
+}
+
+}  // namespace ugs
