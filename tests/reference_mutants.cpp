@@ -21,6 +21,11 @@ json ops(int kernel, json list, int saved_tile) {
   const std::string k = "/kernels/" + std::to_string(kernel);
   return json::array({replace(k + "/ops", list), replace(k + "/out/0/t", saved_tile)});
 }
+// As ops(), for a kernel with two savers.
+json ops2(int kernel, json list, int saved0, int saved1) {
+  const std::string k = "/kernels/" + std::to_string(kernel);
+  return json::array({replace(k + "/ops", list), replace(k + "/out/0/t", saved0), replace(k + "/out/1/t", saved1)});
+}
 json one(json op) { return json::array({op}); }
 json both(json a, json b) { return json::array({a, b}); }
 json o(const char* kind, std::vector<int> in) { return {{"op", kind}, {"in", in}}; }
@@ -83,6 +88,10 @@ std::vector<Mutant> lora() {
       {"extra sqrt", append_op(0, o("sqrt", {8}), 9)},
       {"X·A squared before B",
        ops(0, {o("matmul", {0, 1}), o("matmul", {0, 2}), o("square", {5}), o("matmul", {6, 3}), o("add", {4, 7}), o("accum_sum", {8})}, 9)},
+      {"silu of the low-rank term",
+       ops(0, {o("matmul", {0, 1}), o("matmul", {0, 2}), o("matmul", {5, 3}), o("silu", {6}), o("add", {4, 7}), o("accum_sum", {8})}, 9)},
+      {"exp of X·W before the add",
+       ops(0, {o("matmul", {0, 1}), o("matmul", {0, 2}), o("matmul", {5, 3}), o("exp", {4}), o("add", {6, 7}), o("accum_sum", {8})}, 9)},
       {"wrong omap (interface)", one(replace("/kernels/0/out/0/omap", {0, -1, -1}))},
       {"wrong reduction: fold to 32 (interface)", one(replace("/kernels/0/ops/4", {{"op", "accum_sum_lastdim_to"}, {"in", {7}}, {"to", 32}}))},
   };
@@ -101,6 +110,11 @@ std::vector<Mutant> gqa() {
       {"P·V without exp", one(replace("/kernels/0/ops/3/in", {3, 2}))},
       {"rms of the scores instead of their sum", one(replace("/kernels/0/ops/2/op", "accum_rms_lastdim"))},
       {"extra square", append_op(1, o("square", {5}), 6)},
+      {"exp of the row sum instead of the sum of exps",
+       ops2(0, {o("matmul", {0, 1}), o("accum_sum_lastdim", {3}), o("exp", {4}), o("exp", {3}), o("matmul", {6, 2}),
+                o("accum_sum", {7})}, 5, 8)},
+      {"row sums of P·V instead of P",
+       ops2(0, {o("matmul", {0, 1}), o("exp", {3}), o("matmul", {4, 2}), o("accum_sum_lastdim", {5}), o("accum_sum", {5})}, 6, 7)},
       {"wrong reduction: reduce_sum instead of reduce_sum_to (interface)",
        one(replace("/kernels/1/ops/1", {{"op", "reduce_sum"}, {"in", {1}}, {"dim", 2}}))},
       {"wrong reduction: fold to 8 (interface)", one(replace("/kernels/1/ops/1/to", 8))},

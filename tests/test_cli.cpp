@@ -27,7 +27,7 @@ std::vector<Malformed> malformed() {
       {"bad JSON", R"({"inputs": [)", "not valid JSON; check brackets, commas and quotes"},
       {"not an object", "[1, 2]", "a program must be a JSON object with inputs, ops and outputs"},
       {"unknown top-level key", R"({"inputs": [], "ops": [], "outputs": [], "extra": 1})",
-       "unknown key 'extra' (a program has name, inputs, ops, outputs)"},
+       "unknown key 'extra' (a program has name, inputs, ops, outputs, search)"},
       {"missing inputs", R"({"ops": [], "outputs": []})", "missing 'inputs'"},
       {"empty ops", prog(kX, "[]"), "'ops' is empty"},
       {"missing outputs", R"({"inputs": )" + kX + R"(, "ops": [{"name": "O", "op": "exp", "inputs": ["X"]}]})",

@@ -2,8 +2,13 @@
 // they skip and say why.
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "cuda_cases.h"
 #include "test_util.h"
+#include "ugs/cuda/backend.h"
 #include "ugs/cuda/device.h"
+#include "ugs/util/error.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/field/field.h"
 
@@ -52,6 +57,147 @@ TEST(Cuda, WithoutADeviceTheKernelSaysSo) {
   if (cuda::device_count() > 0) GTEST_SKIP() << "a device is present";
   FieldPair a{1, 1}, b{1, 1}, c{};
   EXPECT_NE(cuda::field_matmul(FieldKind::Wide, &a, &b, &c, 1, 1, 1, 1), "");
+}
+
+
+// --- The fingerprint backend (issue 6): the device against the CPU backend, bit for bit. ---
+
+constexpr FieldKind kFields[] = {FieldKind::Wide, FieldKind::Mirage};
+
+std::unique_ptr<Backend> cuda_backend(const FingerprintSetup& setup) {
+  std::string why;
+  auto b = cuda::make_backend(setup, &why);
+  EXPECT_TRUE(b) << why;
+  return b;
+}
+
+TEST(CudaBackend, WithoutADeviceCudaIsRefusedWithAReasonAndAutoFallsBackToCpu) {
+  const KernelGraph p = load_program("rmsnorm_linear_small").graph;
+  if (cuda::device_count() > 0) {
+    EXPECT_EQ(make_backend(BackendKind::Cuda, p, FieldKind::Wide, 1)->kind(), BackendKind::Cuda);
+    EXPECT_EQ(make_backend(BackendKind::Auto, p, FieldKind::Wide, 1)->kind(), BackendKind::Cuda);
+    return;
+  }
+  try {
+    make_backend(BackendKind::Cuda, p, FieldKind::Wide, 1);
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA backend here ("), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(make_backend(BackendKind::Auto, p, FieldKind::Wide, 1)->kind(), BackendKind::Cpu);
+  std::string why;
+  EXPECT_EQ(cuda::make_backend(FingerprintSetup::make(p, FieldKind::Wide, 1), &why), nullptr);
+  EXPECT_FALSE(why.empty());
+}
+
+TEST(CudaBackend, EverySmallProgramMatchesItselfBitForBitWithTheCpu) {
+  UGS_REQUIRE_DEVICE();
+  for (const std::string& name : test::small_programs()) {
+    const KernelGraph p = load_program(name).graph;
+    for (FieldKind f : kFields) {
+      SCOPED_TRACE(name + " " + std::string(name_of(f)));
+      const FingerprintSetup setup = FingerprintSetup::make(p, f, 11);
+      const auto cpu = make_cpu_backend(setup);
+      const auto gpu = cuda_backend(setup);
+      ASSERT_TRUE(gpu);
+      const KernelGraph* g = &p;
+      EXPECT_EQ(test::compare_backends(*cpu, *gpu, std::span(&g, 1)), "");
+      Fingerprints fp;
+      gpu->fingerprint(std::span(&g, 1), fp);
+      EXPECT_EQ(fp.match[0], 1);
+    }
+  }
+}
+
+void references_match_cpu(const char* name, bool mutants) {
+  const KernelGraph p = load_program(name).graph;
+  const std::vector<KernelGraph> batch = test::reference_batch(name, mutants);
+  const auto ptrs = test::pointers(batch);
+  for (FieldKind f : kFields) {
+    SCOPED_TRACE(std::string(name) + " " + std::string(name_of(f)));
+    const FingerprintSetup setup = FingerprintSetup::make(p, f, 5);
+    const auto cpu = make_cpu_backend(setup);
+    const auto gpu = cuda_backend(setup);
+    ASSERT_TRUE(gpu);
+    EXPECT_EQ(test::compare_backends(*cpu, *gpu, ptrs), "");
+    Fingerprints fp;
+    gpu->fingerprint(ptrs, fp);
+    EXPECT_EQ(fp.match[0], 1) << "the reference";
+    for (size_t i = 1; i < batch.size() && f == FieldKind::Wide; ++i) EXPECT_EQ(fp.match[i], 0) << i;
+  }
+}
+
+TEST(CudaBackend, SmallReferencesTheirPartialStatesAndMutants) {
+  UGS_REQUIRE_DEVICE();
+  for (const char* name : test::kReferences) references_match_cpu(name, true);
+}
+
+TEST(CudaBackend, FullSizeReferencesAndTheirPartialStates) {
+  UGS_REQUIRE_DEVICE();
+  for (const char* name : test::kFullReferences) references_match_cpu(name, false);
+}
+
+TEST(CudaBackend, RandomGraphsOfEveryPredefinedOp) {
+  UGS_REQUIRE_DEVICE();
+  for (const std::string& name : test::small_programs()) {
+    const KernelGraph p = load_program(name).graph;
+    const std::vector<KernelGraph> batch = test::random_graphs(p, 64, 99);
+    const auto ptrs = test::pointers(batch);
+    for (FieldKind f : kFields) {
+      SCOPED_TRACE(name + " " + std::string(name_of(f)));
+      const FingerprintSetup setup = FingerprintSetup::make(p, f, 21);
+      const auto cpu = make_cpu_backend(setup);
+      const auto gpu = cuda_backend(setup);
+      ASSERT_TRUE(gpu);
+      EXPECT_EQ(test::compare_backends(*cpu, *gpu, ptrs), "");
+    }
+  }
+}
+
+// Thousands of mixed candidates in one call: complete and partial, block graphs and predefined ops.
+TEST(CudaBackend, AMixedBatchOfThousandsOfCandidates) {
+  UGS_REQUIRE_DEVICE();
+  const KernelGraph p = load_program("rmsnorm_linear_small").graph;
+  std::vector<KernelGraph> batch = test::random_graphs(p, 2000, 7);
+  for (int copies = 0; copies < 100; ++copies) {
+    for (const KernelGraph& g : test::reference_batch("rmsnorm_linear_small", true)) batch.push_back(g);
+    batch.push_back(p);
+  }
+  const auto ptrs = test::pointers(batch);
+  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 3);
+  const auto cpu = make_cpu_backend(setup);
+  const auto gpu = cuda_backend(setup);
+  ASSERT_TRUE(gpu);
+  EXPECT_EQ(test::compare_backends(*cpu, *gpu, ptrs), "");
+}
+
+// The depth-first drivers call from several threads with one graph each.
+TEST(CudaBackend, ConcurrentCallersGetTheirOwnResults) {
+  UGS_REQUIRE_DEVICE();
+  const KernelGraph p = load_program("gqa_small").graph;
+  std::vector<KernelGraph> batch = test::reference_batch("gqa_small", true);
+  for (const KernelGraph& g : test::random_graphs(p, 40, 5)) batch.push_back(g);
+  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 8);
+  const auto cpu = make_cpu_backend(setup);
+  const auto gpu = cuda_backend(setup);
+  ASSERT_TRUE(gpu);
+  Fingerprints want;
+  cpu->fingerprint(test::pointers(batch), want);
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> pool;
+  for (int w = 0; w < 4; ++w)
+    pool.emplace_back([&, w] {
+      for (size_t i = w; i < batch.size(); i += 4) {
+        const KernelGraph* g = &batch[i];
+        Fingerprints got;
+        gpu->fingerprint(std::span(&g, 1), got);
+        const auto h = want.of(i);
+        if (got.match[0] != want.match[i] || !std::equal(h.begin(), h.end(), got.hashes.begin()))
+          errors[w] += " " + std::to_string(i);
+      }
+    });
+  for (auto& t : pool) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
 }
 
 }  // namespace

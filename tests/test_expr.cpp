@@ -165,9 +165,9 @@ TEST_F(Pool, OpExpressions) {
 
 // Each reference μGraph computes its program's expression exactly (equal normal forms).
 TEST(OpExpr, ReferencesHaveTheirProgramsExpression) {
-  for (const char* name : test::kReferences) {
+  for (const auto& [program, name] : test::kEveryReference) {
     ExprPool p;
-    const Program prog = load_program(name);
+    const Program prog = load_program(program);
     const KernelGraph ref = test::reference(name);
     const std::vector<ExprId> want = kernel_tensor_exprs(p, prog.graph), got = kernel_tensor_exprs(p, ref);
     ASSERT_EQ(prog.graph.outputs.size(), ref.outputs.size()) << name;

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the tests: the reference μGraphs and programs of experiments/, and running the binary.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ugs/io/mugraph_json.h"
@@ -10,7 +11,21 @@
 namespace ugs::test {
 
 inline constexpr const char* kReferences[] = {"rmsnorm_linear_small", "gated_mlp_small", "lora_small", "gqa_small"};
+// The reference μGraph each built-in _small preset's search must find: gqa_small's preset holds the
+// FlashDecoding pair whose second kernel adds the partial results over its loop (gqa_small_loop); the
+// variant that adds them with reduce_sum_to (gqa_small) needs a space about 50 times larger.
+inline constexpr std::pair<const char*, const char*> kSearchReferences[] = {
+    {"rmsnorm_linear_small", "rmsnorm_linear_small"},
+    {"gated_mlp_small", "gated_mlp_small"},
+    {"lora_small", "lora_small"},
+    {"gqa_small", "gqa_small_loop"}};
 inline constexpr const char* kFullReferences[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa"};
+// Every file of experiments/mugraphs/ with its program (test_references checks that none is missing),
+// so that checks of "every reference μGraph" also cover the ones that only a search test names.
+inline constexpr std::pair<const char*, const char*> kEveryReference[] = {
+    {"rmsnorm_linear_small", "rmsnorm_linear_small"}, {"gated_mlp_small", "gated_mlp_small"},
+    {"lora_small", "lora_small"}, {"gqa_small", "gqa_small"}, {"gqa_small", "gqa_small_loop"},
+    {"rmsnorm_linear", "rmsnorm_linear"}, {"gated_mlp", "gated_mlp"}, {"lora", "lora"}, {"gqa", "gqa"}};
 
 inline std::string source_path(const std::string& rel) { return std::string(UGS_SOURCE_DIR) + "/" + rel; }
 

@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "ugsearch 0.1.0");
   const std::vector<ugs::cli::Verb> verbs = {ugs::cli::add_programs(app), ugs::cli::add_show(app),
                                              ugs::cli::add_verify(app),
-                                             ugs::cli::add_cost(app)};
+                                             ugs::cli::add_cost(app),
+                                             ugs::cli::add_search(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

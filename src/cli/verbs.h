@@ -15,5 +15,6 @@ Verb add_programs(CLI::App& app);
 Verb add_show(CLI::App& app);
 Verb add_verify(CLI::App& app);
 Verb add_cost(CLI::App& app);
+Verb add_search(CLI::App& app);
 
 }  // namespace ugs::cli

@@ -12,3 +12,14 @@ std::string field_matmul(FieldKind, const FieldPair*, const FieldPair*, FieldPai
 }
 
 }  // namespace ugs::cuda
+
+#include "ugs/cuda/backend.h"
+
+namespace ugs::cuda {
+
+std::unique_ptr<Backend> make_backend(const FingerprintSetup&, std::string* why_not) {
+  *why_not = "this ugsearch was built without CUDA";
+  return nullptr;
+}
+
+}  // namespace ugs::cuda

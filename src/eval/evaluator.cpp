@@ -28,9 +28,9 @@ void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>&
 }  // namespace
 
 template <class A>
-std::vector<Tensor<typename A::Value>> evaluate(const A& ar, const KernelGraph& g,
-                                                std::span<const Tensor<typename A::Value>> inputs,
-                                                EvalStats* stats) {
+std::vector<Tensor<typename A::Value>> evaluate_ops(const A& ar, const KernelGraph& g,
+                                                    std::span<const Tensor<typename A::Value>> inputs,
+                                                    EvalStats* stats) {
   using T = Tensor<typename A::Value>;
   std::vector<T> computed(g.num_tensors() - g.num_inputs);
   std::vector<const T*> tensor(g.num_tensors());
@@ -54,9 +54,18 @@ std::vector<Tensor<typename A::Value>> evaluate(const A& ar, const KernelGraph& 
       apply_kernel_op(ar, k.op, *tensor[k.op.in[0]], b, *outs[0], zeros);
     }
   }
-  std::vector<T> result;
-  for (int32_t t : g.outputs) result.push_back(*tensor[t]);
   if (stats) stats->zero_divisors += zeros;
+  return computed;
+}
+
+template <class A>
+std::vector<Tensor<typename A::Value>> evaluate(const A& ar, const KernelGraph& g,
+                                                std::span<const Tensor<typename A::Value>> inputs,
+                                                EvalStats* stats) {
+  auto computed = evaluate_ops(ar, g, inputs, stats);
+  std::vector<Tensor<typename A::Value>> result;
+  for (int32_t t : g.outputs)
+    result.push_back(t < g.num_inputs ? inputs[t] : std::move(computed[t - g.num_inputs]));
   return result;
 }
 
@@ -75,6 +84,8 @@ std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_
 #define UGS_INSTANTIATE(A)                                                                                   \
   template std::vector<Tensor<A::Value>> evaluate<A>(const A&, const KernelGraph&,                          \
                                                      std::span<const Tensor<A::Value>>, EvalStats*);        \
+  template std::vector<Tensor<A::Value>> evaluate_ops<A>(const A&, const KernelGraph&,                      \
+                                                         std::span<const Tensor<A::Value>>, EvalStats*);    \
   template std::vector<Tensor<A::Value>> make_inputs<A>(const KernelGraph&, uint64_t);
 UGS_INSTANTIATE(WideArith)
 UGS_INSTANTIATE(MirageArith)

@@ -48,7 +48,29 @@ bool Oracle::decide(ExprId e) {
   z3_calls_.fetch_add(1, std::memory_order_relaxed);
   if (z == detail::Z3Answer::Unknown) z3_unknown_.fetch_add(1, std::memory_order_relaxed);
   // sat refutes e ⊑ t for the encodable targets only; with a huge target, keep.
-  return z != detail::Z3Answer::No || structural_->targets_huge();
+  const bool keep = z != detail::Z3Answer::No || structural_->targets_huge();
+  if (cfg_.log_z3) {
+    std::lock_guard<std::mutex> l(log_lock_);  // once per z3 call, which costs milliseconds
+    z3_log_.emplace_back(e, keep);
+  }
+  return keep;
+}
+
+std::optional<bool> Oracle::known_without_z3(ExprId e) const {
+  if (const std::optional<bool> hit = cache_->find(e)) return hit;
+  if (cfg_.structural || pool_.kind(e) == ExprKind::Huge) {  // as decide() asks it
+    const detail::Answer s = structural_->decide(e);
+    if (s != detail::Answer::Unknown) return s == detail::Answer::Yes;
+  }
+  return std::nullopt;
+}
+
+void Oracle::learn(ExprId e, bool keep) { cache_->put(e, keep); }
+
+void Oracle::take_z3_log(std::vector<std::pair<ExprId, bool>>& out) {
+  std::lock_guard<std::mutex> l(log_lock_);
+  out.insert(out.end(), z3_log_.begin(), z3_log_.end());
+  z3_log_.clear();
 }
 
 bool Oracle::cached_or_decide(ExprId e) {

@@ -28,13 +28,17 @@ class Parser {
     if (doc.is_discarded()) fail("not valid JSON; check brackets, commas and quotes");
     if (!doc.is_object()) fail("a program must be a JSON object with inputs, ops and outputs");
     for (const auto& [key, _] : doc.items())
-      if (key != "name" && key != "inputs" && key != "ops" && key != "outputs")
-        fail("unknown key '" + key + "' (a program has name, inputs, ops, outputs)");
+      if (key != "name" && key != "inputs" && key != "ops" && key != "outputs" && key != "search")
+        fail("unknown key '" + key + "' (a program has name, inputs, ops, outputs, search)");
     prog_.source = doc;
     prog_.name = origin_;
     if (doc.contains("name")) {
       if (!doc["name"].is_string() || doc["name"].get<std::string>().empty()) fail("name must be a non-empty string");
       prog_.name = doc["name"].get<std::string>();
+    }
+    if (doc.contains("search")) {
+      if (!doc["search"].is_object()) fail("'search' must be an object (a search config preset)");
+      prog_.search_preset = doc["search"];
     }
     parse_inputs(array_of(doc, "inputs"));
     parse_ops(array_of(doc, "ops"));

@@ -52,7 +52,7 @@ Verdict BlockGraph::add_input(int32_t tensor, const Shape& src, Axes imap, int8_
   return Verdict::Ok;
 }
 
-Verdict BlockGraph::add_op(const Op& op) {
+Verdict BlockGraph::result_of(const Op& op, Tile* out) const {
   if (ops.full()) return Verdict::TooMany;
   const int n = arity(op.kind);
   std::array<Shape, 2> shapes;
@@ -63,17 +63,21 @@ Verdict BlockGraph::add_op(const Op& op) {
     shapes[i] = tiles[t].shape;
     posts += tiles[t].post;
   }
-  bool post = posts > 0;
+  out->post = posts > 0;
   if (is_accumulator(op.kind)) {
-    if (post) return Verdict::AccumOfPost;
-    post = true;
+    if (out->post) return Verdict::AccumOfPost;
+    out->post = true;
   } else if (posts != 0 && posts != n) {
     return Verdict::MixedStage;
   }
-  Shape out;
-  if (Verdict v = infer_shape(op, Level::Block, std::span(shapes.data(), n), &out); v != Verdict::Ok) return v;
+  return infer_shape(op, Level::Block, std::span(shapes.data(), n), &out->shape);
+}
+
+Verdict BlockGraph::add_op(const Op& op) {
+  Tile t;
+  if (Verdict v = result_of(op, &t); v != Verdict::Ok) return v;
   ops.push_back(op);
-  tiles.push_back({out, post});
+  tiles.push_back(t);
   return Verdict::Ok;
 }
 

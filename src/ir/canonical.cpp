@@ -169,6 +169,8 @@ bool may_append(const KernelGraph& g, const Op& op) {
   return operands_ordered(op) && fits(g, rank_of(op), g.ops.size());
 }
 
+bool may_append(const KernelGraph& g, const OpRank& r) { return fits(g, r, g.ops.size()); }
+
 bool may_append_block(const KernelGraph& g, const BlockGraph& bg) {
   return is_canonical(bg) && fits(g, block_rank(bg), g.ops.size());
 }

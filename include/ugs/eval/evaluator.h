@@ -22,6 +22,12 @@ std::vector<Tensor<typename A::Value>> evaluate(const A& arith, const KernelGrap
                                                 std::span<const Tensor<typename A::Value>> inputs,
                                                 EvalStats* stats = nullptr);
 
+// Every tensor the graph computes, tensor t at index t - g.num_inputs (what a fingerprint hashes).
+template <class A>
+std::vector<Tensor<typename A::Value>> evaluate_ops(const A& arith, const KernelGraph& g,
+                                                    std::span<const Tensor<typename A::Value>> inputs,
+                                                    EvalStats* stats = nullptr);
+
 // Seeded inputs for g: element e of input i is drawn from a counter-based stream, so any subset can
 // be generated independently (and identically on a device).
 template <class A>

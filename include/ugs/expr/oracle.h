@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -35,6 +37,7 @@ struct OracleConfig {
   bool structural = true;  // false: every uncached query goes to z3 (Mirage's scheme; for comparisons)
   bool use_z3 = true;      // false: what structure cannot decide is kept without asking z3
   int threads = 0;         // threads of is_subexpr_batch; 0: OpenMP's default
+  bool log_z3 = false;     // keep z3's decisions for take_z3_log (a distributed search shares them)
 };
 
 // DESIGN §9 stats.expr. queries = cache_hits + structural + z3_calls + undecided.
@@ -42,6 +45,17 @@ struct OracleStats {
   uint64_t queries = 0, cache_hits = 0, structural = 0, z3_calls = 0, z3_unknown = 0;
   double z3_s = 0;
   uint64_t undecided = 0;  // kept with z3 disabled (use_z3 = false) and structure undecided
+
+  OracleStats& operator+=(const OracleStats& o) {
+    queries += o.queries;
+    cache_hits += o.cache_hits;
+    structural += o.structural;
+    z3_calls += o.z3_calls;
+    z3_unknown += o.z3_unknown;
+    z3_s += o.z3_s;
+    undecided += o.undecided;
+    return *this;
+  }
 };
 
 class Oracle {
@@ -61,6 +75,14 @@ class Oracle {
   OracleStats stats() const;
   const OracleConfig& config() const { return cfg_; }
 
+  // For searches spread over processes, each with its own oracle (and pool). None is counted in stats().
+  // The answer of the cache or of the structural stage, or nullopt when only z3 can decide e.
+  std::optional<bool> known_without_z3(ExprId e) const;
+  // An answer decided elsewhere (another process's z3), entered into the cache.
+  void learn(ExprId e, bool keep);
+  // Appends to `out` the (query, answer) pairs z3 decided since the last call (with config().log_z3).
+  void take_z3_log(std::vector<std::pair<ExprId, bool>>& out);
+
  private:
   bool cached_or_decide(ExprId e);  // one distinct query: the cache, else decide() and remember
   bool decide(ExprId e);            // structure, then z3 (counted)
@@ -70,6 +92,8 @@ class Oracle {
   std::unique_ptr<detail::StructuralIndex> structural_;
   std::unique_ptr<detail::Z3Checker> z3_;
   std::unique_ptr<detail::AnswerCache> cache_;
+  std::mutex log_lock_;
+  std::vector<std::pair<ExprId, bool>> z3_log_;
   std::atomic<uint64_t> queries_{0}, cache_hits_{0}, structural_n_{0}, z3_calls_{0}, z3_unknown_{0}, z3_ns_{0},
       undecided_{0};
 };

@@ -16,6 +16,7 @@ struct Program {
   std::vector<std::string> tensor_names;  // inputs, then one per op
   KernelGraph graph;                      // inputs, predefined ops, outputs
   nlohmann::json source;                  // the program as read
+  nlohmann::json search_preset;           // its recommended search config ("search"), or null
 
   const std::string& input_name(int i) const { return tensor_names[i]; }
 };

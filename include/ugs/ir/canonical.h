@@ -34,6 +34,9 @@ bool operands_ordered(const Op& op);
 bool may_append(const BlockGraph& bg, const Op& op);
 bool may_append_block(const KernelGraph& g, const BlockGraph& bg);
 bool may_append(const KernelGraph& g, const Op& op);
+// The same for a kernel op known by its rank only, e.g. a block graph about to be opened, whose
+// block_key is not known yet: pass the largest key to ask whether it can still rank high enough.
+bool may_append(const KernelGraph& g, const OpRank& r);
 
 bool is_canonical(const BlockGraph& bg);
 bool is_canonical(const KernelGraph& g);

@@ -65,6 +65,8 @@ struct BlockGraph {
   // Appends a loader of a kernel tensor of shape `src`; all inputs come before any op.
   Verdict add_input(int32_t tensor, const Shape& src, Axes imap, int8_t fmap);
   Verdict add_op(const Op& op);
+  // The tile add_op would append, without appending it.
+  Verdict result_of(const Op& op, Tile* out) const;
   Verdict add_output(int32_t tile, Axes omap);
   void pop_op();
 

@@ -1,0 +1,122 @@
+// Fingerprint throughput: candidates per second through the CPU backend (2 OpenMP threads) and the
+// CUDA backend, each on a batch of N copies of one candidate (the program itself, or its reference
+// μGraph), and the fraction of the device's bounds the CUDA backend reaches.
+//   bench_fingerprint [--reps N]
+//
+// Bounds (per candidate; eval/op_count.h counts the field ops, a multiply-add as 2):
+//   integer: H100 SXM5, 132 SMs × 1.98 GHz × 64 IMAD lanes = 16.7e12 IMAD slots/s. A field
+//            multiply-add works on a pair (x mod p, x mod q): two 32×32→64 multiply-adds, each assumed
+//            to take 2 IMAD slots (IMAD.WIDE issues at half rate), so 2 slots per counted op; the lazy
+//            reduction's compare and subtract (ALU pipe) and every other op's cost are left out, so
+//            the bound is optimistic: 8.4e12 counted ops/s.
+//   memory:  HBM3 3.35 TB/s over the fewest bytes a candidate moves: each kernel op reads each
+//            distinct operand tensor once and writes its outputs once (8 bytes an element; replicated
+//            block loads assumed to hit L2).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ugs/cuda/backend.h"
+#include "ugs/cuda/device.h"
+#include "ugs/eval/backend.h"
+#include "ugs/eval/op_count.h"
+#include "ugs/io/mugraph_json.h"
+#include "ugs/io/program.h"
+
+namespace {
+
+constexpr double kImadSlotsPerSecond = 132 * 64 * 1.98e9;
+constexpr double kSlotsPerOp = 2;
+constexpr double kBytesPerSecond = 3.35e12;
+
+double min_bytes(const ugs::KernelGraph& g) {
+  double elems = 0;
+  for (int k = 0; k < g.ops.size(); ++k) {
+    const ugs::KernelOp& op = g.ops[k];
+    const auto in = g.operands(k);
+    for (int i = 0; i < in.size(); ++i)
+      if (std::find(in.begin(), in.begin() + i, in[i]) == in.begin() + i) elems += double(g.shape(in[i]).numel());
+    for (int o = 0; o < op.num_out; ++o) elems += double(g.shape(op.first_out + o).numel());
+  }
+  return elems * sizeof(ugs::FieldPair);
+}
+
+// Best seconds per call of fingerprint on n copies of g.
+double seconds_per_call(ugs::Backend& b, const ugs::KernelGraph& g, int n, int reps) {
+  const std::vector<const ugs::KernelGraph*> batch(n, &g);
+  ugs::Fingerprints fp;
+  b.fingerprint(batch, fp);  // warm-up (allocations, first launches)
+  if (!fp.match[0]) std::fprintf(stderr, "warning: the candidate does not match its program\n");
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    b.fingerprint(batch, fp);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+struct Workload {
+  const char* program;
+  const char* graph;  // "program" or a reference μGraph's name
+  int cpu_n, cuda_n;
+  ugs::FieldKind field;
+};
+
+void row(const Workload& w, int reps) {
+  const ugs::KernelGraph p = ugs::load_program(w.program).graph;
+  const ugs::KernelGraph g = std::strcmp(w.graph, "program") == 0
+                                 ? p
+                                 : ugs::load_mugraph(std::string(UGS_SOURCE_DIR) + "/experiments/mugraphs/" + w.graph + ".json",
+                                                     ugs::GraphRules{});
+  const ugs::FingerprintSetup setup = ugs::FingerprintSetup::make(p, w.field, 1);
+  omp_set_num_threads(2);
+  const auto cpu = ugs::make_cpu_backend(setup);
+  const double cpu_rate = w.cpu_n / seconds_per_call(*cpu, g, w.cpu_n, reps);
+  const double ops = double(ugs::scalar_ops(g)), bytes = min_bytes(g);
+  const double bound_s = std::max(ops * kSlotsPerOp / kImadSlotsPerSecond, bytes / kBytesPerSecond);
+  std::printf("%-22s %-8s %-7s %10.3g %10.3g %7.1f", w.program, std::strcmp(w.graph, "program") ? "mugraph" : "program",
+              std::string(ugs::name_of(w.field)).c_str(), ops, bytes, bound_s * 1e6);
+  std::printf(" %6d %11.4g", w.cpu_n, cpu_rate);
+  std::string why;
+  const auto gpu = ugs::cuda::make_backend(setup, &why);
+  if (!gpu) {
+    std::printf("   (CUDA skipped)\n");
+    return;
+  }
+  const double t = seconds_per_call(*gpu, g, w.cuda_n, reps) / w.cuda_n;
+  std::printf(" %6d %11.4g %8.1f %9.1f %7.1f%% %7.1f%% %7.2f\n", w.cuda_n, 1 / t, (1 / t) / cpu_rate, t * 1e6,
+              100 * ops * kSlotsPerOp / kImadSlotsPerSecond / t, 100 * bytes / kBytesPerSecond / t, t / bound_s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 3;
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+  std::printf("fingerprint throughput, best of %d calls; CPU backend with 2 threads; device: %s\n", reps,
+              ugs::cuda::device_description().c_str());
+  std::printf("bounds assume an H100 SXM5: %.3g IMAD slots/s, %.0f slots per counted field op, %.3g B/s\n",
+              kImadSlotsPerSecond, kSlotsPerOp, kBytesPerSecond);
+  std::printf("%-22s %-8s %-7s %10s %10s %7s %6s %11s %6s %11s %8s %9s %8s %8s %7s\n", "program", "graph", "field",
+              "field ops", "min bytes", "bnd us", "cpu N", "cpu cand/s", "gpu N", "gpu cand/s", "speedup", "us/cand",
+              "int%", "mem%", "x bound");
+  const ugs::FieldKind W = ugs::FieldKind::Wide, M = ugs::FieldKind::Mirage;
+  const Workload loads[] = {
+      {"rmsnorm_linear_small", "program", 256, 4096, W}, {"rmsnorm_linear_small", "rmsnorm_linear_small", 256, 4096, W},
+      {"gated_mlp_small", "program", 64, 2048, W},       {"gated_mlp_small", "gated_mlp_small", 64, 2048, W},
+      {"lora_small", "program", 64, 2048, W},            {"lora_small", "lora_small", 64, 2048, W},
+      {"gqa_small", "program", 256, 4096, W},            {"gqa_small", "gqa_small", 256, 4096, W},
+      {"rmsnorm_linear", "program", 4, 64, W},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, W},
+      {"rmsnorm_linear", "program", 4, 64, M},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, M},
+  };
+  for (const Workload& w : loads) row(w, reps);
+  if (ugs::cuda::device_count() == 0) std::printf("CUDA skipped: %s\n", ugs::cuda::device_description().c_str());
+  return 0;
+}

@@ -1,0 +1,41 @@
+#pragma once
+// Host dispatch of the backend's kernels (CUB's layering: agent, thin kernel, dispatch). Each call
+// takes the stream, enqueues, and returns the error; nothing here synchronizes.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ugs/cuda/program.h"
+#include "ugs/eval/field_kind.h"
+
+namespace ugs::cuda {
+
+// One interpreter launch: jobs[0, n_jobs) whose work items number `items`.
+struct InterpretArgs {
+  const BlockProgram* programs = nullptr;
+  const Job* jobs = nullptr;
+  uint32_t n_jobs = 0;
+  uint64_t items = 0;
+  uint64_t* sums = nullptr;           // element-sum slots the savers add to
+  FieldPair* global_arena = nullptr;  // null: each block's arena is its dynamic shared memory
+  uint32_t arena = 0;                 // elements per block
+};
+
+// Raises the interpreter's dynamic shared memory limit to what the device allows; reports that limit.
+cudaError_t interpret_prepare(int device, uint32_t* max_dynamic_smem);
+cudaError_t interpret_blocks_per_sm(FieldKind field, size_t dynamic_smem, int* blocks);
+// ctas blocks of tuning::kThreads threads, each walking a contiguous share of the items.
+cudaError_t dispatch_interpret(FieldKind field, uint32_t omega, const InterpretArgs& args, int ctas,
+                               size_t dynamic_smem, cudaStream_t stream);
+
+// Clears match[graph] of every item whose elements differ from the program's (hash first).
+struct CompareArgs {
+  const CompareItem* items = nullptr;
+  uint32_t n_items = 0;
+  uint64_t chunks = 0;
+  const uint64_t* sums = nullptr;
+  uint8_t* match = nullptr;
+};
+cudaError_t dispatch_compare(const CompareArgs& args, int ctas, cudaStream_t stream);
+
+}  // namespace ugs::cuda

@@ -1,0 +1,144 @@
+// The CUDA backend's plan run by host threads (ugs/cuda/emulator.h): one emulated block at a time,
+// `threads` host threads in it, a barrier for __syncthreads and atomics for the hash sums.
+#include "ugs/cuda/emulator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "agent_interpret.h"
+#include "plan.h"
+#include "tuning.h"
+#include "ugs/eval/field_kind.h"
+
+namespace ugs::cuda {
+namespace {
+
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void wait() {
+    std::unique_lock lock(m_);
+    const uint64_t gen = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return gen_ != gen; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int n_, count_ = 0;
+  uint64_t gen_ = 0;
+};
+
+// The block context of agent_tile_ops.h on the host. Warp 0 is the first min(32, n) threads, with a
+// barrier of its own for shuffles.
+struct HostCtx {
+  uint32_t id, n;
+  Barrier* barrier;
+  Barrier* warp_barrier;
+  FieldPair* lanes;
+  uint32_t tid() const { return id; }
+  uint32_t threads() const { return n; }
+  void sync() const { barrier->wait(); }
+  uint32_t warp_size() const { return std::min(n, 32u); }
+  FieldPair shfl_down(FieldPair v, uint32_t delta) const {
+    lanes[id] = v;
+    warp_barrier->wait();
+    const FieldPair r = id + delta < warp_size() ? lanes[id + delta] : v;
+    warp_barrier->wait();
+    return r;
+  }
+  void add_sum(uint64_t* slot, uint64_t v) const {
+    std::atomic_ref<uint64_t>(*slot).fetch_add(v, std::memory_order_relaxed);
+  }
+  void copy(FieldPair* dst, const FieldPair* src) const { *dst = *src; }
+  void copy_pair(FieldPair* dst, const FieldPair* src) const {
+    dst[0] = src[0];
+    dst[1] = src[1];
+  }
+  void commit_loads() const {}
+  void wait_loads(bool) const {}
+};
+
+// One launch as one persistent block that walks all its items, as a device block walks its share.
+template <class A>
+void run_launch(const ChunkPlan& plan, const LaunchPlan& l, const A& ar, uint64_t* sums, uint32_t threads) {
+  std::vector<FieldPair> arena(l.arena), lanes(32);
+  Barrier barrier(static_cast<int>(threads)), warp_barrier(static_cast<int>(std::min(threads, 32u)));
+  auto body = [&](uint32_t id) {
+    const HostCtx cx{id, threads, &barrier, &warp_barrier, lanes.data()};
+    uint32_t j = 0;
+    for (uint64_t w = 0; w < l.items; ++w) {
+      while (j + 1 < l.n_jobs && plan.jobs[l.first_job + j + 1].first_item <= w) ++j;
+      const Job& job = plan.jobs[l.first_job + j];
+      const InterpretAgent<A, HostCtx> agent{cx, ar, plan.programs[job.program], job, arena.data(), sums};
+      agent.run(w - job.first_item);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (uint32_t id = 1; id < threads; ++id) pool.emplace_back(body, id);
+  body(0);
+  for (auto& t : pool) t.join();
+}
+
+class EmulatedBackend final : public Backend {
+ public:
+  EmulatedBackend(FingerprintSetup setup, int threads, uint64_t budget_elems)
+      : s_(std::move(setup)),
+        r_(resident_on_host(s_)),
+        threads_(std::clamp(threads, 1, tuning::kThreads)),
+        budget_elems_(budget_elems) {}
+
+  BackendKind kind() const override { return BackendKind::Cuda; }
+
+  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
+    std::lock_guard lock(mu_);
+    out.reset(graphs);
+    PlanLimits limits;
+    limits.threads = static_cast<int>(threads_);
+    limits.smem_bytes = 1u << 30;
+    limits.compare_chunk = tuning::kCompareChunk;
+    for (size_t b = 0; b < graphs.size();) {
+      const size_t e = chunk_end(graphs, b, budget_elems_);
+      uint64_t need = 0;
+      for (size_t i = b; i < e; ++i) need += computed_elems(*graphs[i]);
+      tensors_.assign(need, FieldPair{});
+      build_plan(graphs, b, e, r_, tensors_.data(), limits, plan_);
+      std::vector<uint64_t> sums(plan_.n_slots, 0);
+      with_field(s_.field, [&](auto ar) {
+        ar.omega = s_.omega;
+        for (const LaunchPlan& l : plan_.launches) run_launch(plan_, l, ar, sums.data(), threads_);
+      });
+      std::vector<uint8_t> match = plan_.match;
+      for (const CompareItem& c : plan_.compares)
+        if (sums[c.slot] != c.want_sum || !std::equal(c.got, c.got + c.numel, c.want)) match[c.graph] = 0;
+      finish_fingerprints(graphs, plan_, r_, sums.data(), match.data(), out);
+      b = e;
+    }
+  }
+
+ private:
+  FingerprintSetup s_;
+  Resident r_;
+  uint32_t threads_;
+  uint64_t budget_elems_;
+  std::mutex mu_;
+  std::vector<FieldPair> tensors_;
+  ChunkPlan plan_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_emulated_backend(FingerprintSetup setup, int threads, uint64_t budget_elems) {
+  return std::make_unique<EmulatedBackend>(std::move(setup), threads, budget_elems);
+}
+
+}  // namespace ugs::cuda

@@ -1,0 +1,199 @@
+// The CUDA fingerprint backend (issue 6). The run's inputs and the program's outputs are uploaded once;
+// a batch is cut into chunks whose tensors fit a budget, and each chunk is one plan (cuda/plan.h):
+// one upload of its programs, jobs and comparisons, one interpreter launch per wave and arena class
+// (op s of every candidate in the same launch), one comparison launch, one download of the element
+// sums and match flags, one synchronization. Memory comes from grow-only buffers. A mutex serializes
+// callers (the depth-first drivers call from several threads), as Mirage's lock does.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "device_buffer.cuh"
+#include "dispatch.cuh"
+#include "error.cuh"
+#include "plan.h"
+#include "tuning.h"
+#include "ugs/cuda/backend.h"
+#include "ugs/cuda/device.h"
+
+namespace ugs::cuda {
+namespace {
+
+constexpr size_t align16(size_t n) { return (n + 15) & ~size_t{15}; }
+
+// Byte offsets of a chunk's sections in the staging buffer and its device copy.
+struct Layout {
+  size_t programs = 0, jobs = 0, compares = 0, sums = 0, match = 0, end = 0;
+
+  explicit Layout(const ChunkPlan& p) {
+    jobs = align16(programs + p.programs.size() * sizeof(BlockProgram));
+    compares = align16(jobs + p.jobs.size() * sizeof(Job));
+    sums = align16(compares + p.compares.size() * sizeof(CompareItem));
+    match = sums + p.n_slots * sizeof(uint64_t);
+    end = match + p.match.size();
+  }
+};
+
+class CudaBackend final : public Backend {
+ public:
+  ~CudaBackend() override {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  // Uploads the resident tensors and reads the device's limits.
+  cudaError_t init(const FingerprintSetup& s) {
+    field_ = s.field;
+    omega_ = s.omega;
+    r_ = resident_on_host(s);
+    UGS_CUDA_TRY(cudaSetDevice(0));
+    UGS_CUDA_TRY(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0));
+    UGS_CUDA_TRY(interpret_prepare(0, &smem_limit_));
+    UGS_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    size_t total = 0;
+    for (const auto& t : s.inputs) total += align16(t.data.size() * sizeof(FieldPair));
+    for (const auto& t : s.want) total += align16(t.data.size() * sizeof(FieldPair));
+    UGS_CUDA_TRY(resident_.reserve(std::max<size_t>(total, 16)));
+    size_t off = 0;
+    auto upload = [&](const Tensor<FieldPair>& t, const FieldPair*& where) {
+      FieldPair* d = resident_.as<FieldPair>(off);
+      where = d;
+      off += align16(t.data.size() * sizeof(FieldPair));
+      return cudaMemcpy(d, t.data.data(), t.data.size() * sizeof(FieldPair), cudaMemcpyHostToDevice);
+    };
+    for (size_t i = 0; i < s.inputs.size(); ++i) UGS_CUDA_TRY(upload(s.inputs[i], r_.inputs[i]));
+    for (size_t i = 0; i < s.want.size(); ++i) UGS_CUDA_TRY(upload(s.want[i], r_.want[i]));
+    size_t free_bytes = 0, total_bytes = 0;
+    UGS_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    budget_elems_ = std::min(tuning::kTensorBudgetBytes, free_bytes / 3) / sizeof(FieldPair);
+    return cudaSuccess;
+  }
+
+  BackendKind kind() const override { return BackendKind::Cuda; }
+
+  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
+    std::lock_guard lock(mu_);
+    out.reset(graphs);
+    for (size_t b = 0; b < graphs.size();) {
+      const size_t e = chunk_end(graphs, b, budget_elems_);
+      run_chunk(graphs, b, e, out);
+      b = e;
+    }
+  }
+
+ private:
+  void run_chunk(std::span<const KernelGraph* const> graphs, size_t b, size_t e, Fingerprints& out) {
+    uint64_t elems = 0;
+    for (size_t i = b; i < e; ++i) elems += computed_elems(*graphs[i]);
+    throw_if(tensors_.reserve(std::max<uint64_t>(elems, 1) * sizeof(FieldPair)), "tensor memory");
+    PlanLimits limits;
+    limits.threads = tuning::kThreads;
+    limits.smem_bytes = smem_limit_;
+    limits.compare_chunk = tuning::kCompareChunk;
+    build_plan(graphs, b, e, r_, tensors_.as<FieldPair>(), limits, plan_);
+    const Layout at(plan_);
+    throw_if(stage(at), "plan upload");
+    throw_if(launch_all(at), "launch");
+    throw_if(cudaMemcpyAsync(staging_.as<char>(at.sums), plan_dev_.as<char>(at.sums), at.end - at.sums,
+                             cudaMemcpyDeviceToHost, stream_), "result download");
+    throw_if(cudaStreamSynchronize(stream_), "kernels");
+    finish_fingerprints(graphs, plan_, r_, staging_.as<uint64_t>(at.sums), staging_.as<uint8_t>(at.match), out);
+  }
+
+  // The plan as one block of bytes, copied to the device in one transfer.
+  cudaError_t stage(const Layout& at) {
+    UGS_CUDA_TRY(staging_.reserve(at.end));
+    UGS_CUDA_TRY(plan_dev_.reserve(at.end));
+    std::memcpy(staging_.as<char>(at.programs), plan_.programs.data(), plan_.programs.size() * sizeof(BlockProgram));
+    std::memcpy(staging_.as<char>(at.jobs), plan_.jobs.data(), plan_.jobs.size() * sizeof(Job));
+    std::memcpy(staging_.as<char>(at.compares), plan_.compares.data(), plan_.compares.size() * sizeof(CompareItem));
+    std::memset(staging_.as<char>(at.sums), 0, at.match - at.sums);
+    std::memcpy(staging_.as<char>(at.match), plan_.match.data(), plan_.match.size());
+    return cudaMemcpyAsync(plan_dev_.as<char>(), staging_.as<char>(), at.end, cudaMemcpyHostToDevice, stream_);
+  }
+
+  // Blocks for a launch: as many as fit the device at once, at most one per item, and for arenas in
+  // device memory at most what the arena budget holds.
+  cudaError_t ctas_for(const LaunchPlan& l, int* ctas) {
+    const size_t smem = l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0;
+    const uint64_t key = smem * 2 + (field_ == FieldKind::Mirage);
+    auto it = blocks_per_sm_.find(key);
+    if (it == blocks_per_sm_.end()) {
+      int n = 0;
+      UGS_CUDA_TRY(interpret_blocks_per_sm(field_, smem, &n));
+      it = blocks_per_sm_.emplace(key, std::max(n, 1)).first;
+    }
+    uint64_t c = std::min<uint64_t>(l.items, uint64_t(it->second) * sms_);
+    if (!l.on_chip)
+      c = std::min<uint64_t>(c, std::max<uint64_t>(1, tuning::kGlobalArenaBudgetBytes / (uint64_t{l.arena} * sizeof(FieldPair))));
+    *ctas = static_cast<int>(std::max<uint64_t>(c, 1));
+    return cudaSuccess;
+  }
+
+  cudaError_t launch_all(const Layout& at) {
+    // Reserve every buffer before the first launch (a reallocation would free memory in use).
+    uint64_t arena_bytes = 0;
+    for (const LaunchPlan& l : plan_.launches) {
+      if (l.on_chip) continue;
+      int ctas = 0;
+      UGS_CUDA_TRY(ctas_for(l, &ctas));
+      arena_bytes = std::max<uint64_t>(arena_bytes, uint64_t(ctas) * l.arena * sizeof(FieldPair));
+    }
+    if (arena_bytes) UGS_CUDA_TRY(arena_.reserve(arena_bytes));
+    auto* sums = plan_dev_.as<uint64_t>(at.sums);
+    for (const LaunchPlan& l : plan_.launches) {
+      InterpretArgs a;
+      a.programs = plan_dev_.as<BlockProgram>(at.programs);
+      a.jobs = plan_dev_.as<Job>(at.jobs) + l.first_job;
+      a.n_jobs = l.n_jobs;
+      a.items = l.items;
+      a.sums = sums;
+      a.global_arena = l.on_chip ? nullptr : arena_.as<FieldPair>();
+      a.arena = l.arena;
+      int ctas = 0;
+      UGS_CUDA_TRY(ctas_for(l, &ctas));
+      UGS_CUDA_TRY(dispatch_interpret(field_, omega_, a, ctas, l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0, stream_));
+    }
+    CompareArgs c;
+    c.items = plan_dev_.as<CompareItem>(at.compares);
+    c.n_items = static_cast<uint32_t>(plan_.compares.size());
+    c.chunks = plan_.compare_chunks;
+    c.sums = sums;
+    c.match = plan_dev_.as<uint8_t>(at.match);
+    const int ctas = static_cast<int>(std::min<uint64_t>(std::max<uint64_t>(c.chunks, 1), uint64_t(sms_) * 8));
+    return dispatch_compare(c, ctas, stream_);
+  }
+
+  FieldKind field_ = FieldKind::Wide;
+  uint32_t omega_ = 1;
+  Resident r_;
+  int sms_ = 1;
+  uint32_t smem_limit_ = 0;
+  uint64_t budget_elems_ = 0;
+  cudaStream_t stream_ = nullptr;
+  std::mutex mu_;
+  DeviceBuffer resident_, tensors_, plan_dev_, arena_;
+  PinnedBuffer staging_;
+  ChunkPlan plan_;
+  std::unordered_map<uint64_t, int> blocks_per_sm_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const FingerprintSetup& setup, std::string* why_not) {
+  if (device_count() == 0) {
+    *why_not = device_description();
+    return nullptr;
+  }
+  auto b = std::make_unique<CudaBackend>();
+  if (const cudaError_t e = b->init(setup); e != cudaSuccess) {
+    cudaGetLastError();
+    *why_not = std::string("CUDA error while setting up: ") + cudaGetErrorString(e);
+    return nullptr;
+  }
+  return b;
+}
+
+}  // namespace ugs::cuda

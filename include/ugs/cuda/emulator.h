@@ -1,0 +1,16 @@
+#pragma once
+// The CUDA backend's work run on the host (tests and debugging without a GPU): the same lowering,
+// plan and interpreter agent as on the device, each CUDA block emulated by `threads` host threads
+// with a barrier for __syncthreads. Slow; bit-identical to the CPU backend when the device code is.
+#include <cstdint>
+#include <memory>
+
+#include "ugs/eval/backend.h"
+
+namespace ugs::cuda {
+
+// threads: 1 to the device's block size (256); budget_elems: the tensors of one chunk of a batch.
+std::unique_ptr<Backend> make_emulated_backend(FingerprintSetup setup, int threads,
+                                               uint64_t budget_elems = uint64_t{1} << 26);
+
+}  // namespace ugs::cuda

@@ -1,0 +1,73 @@
+#pragma once
+// Bulk fingerprints (DESIGN §3): a backend evaluates many kernel graphs at once on the run's fixed
+// inputs and ω and reports, for each, a 64-bit hash of every kernel tensor and whether its outputs
+// equal the program's element by element. The breadth-first search hands it a whole level; the
+// depth-first ones one candidate at a time, as Mirage does. `cpu` (OpenMP over graphs) always
+// exists; `cuda` when the binary has CUDA code and a device is present. Both give the same bits.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ugs/eval/field_kind.h"
+#include "ugs/eval/tensor.h"
+#include "ugs/ir/graph.h"
+
+namespace ugs {
+
+enum class BackendKind { Auto, Cpu, Cuda };
+std::optional<BackendKind> backend_from_name(std::string_view s);
+std::string_view name_of(BackendKind k);
+
+// What every backend starts from, made once per run from the program and the seed.
+struct FingerprintSetup {
+  FieldKind field = FieldKind::Wide;
+  uint32_t omega = 1;
+  std::vector<Tensor<FieldPair>> inputs;  // the run's fixed inputs
+  std::vector<Tensor<FieldPair>> want;    // the program's outputs on them
+  std::vector<uint64_t> want_hashes;      // and their hashes
+
+  static FingerprintSetup make(const KernelGraph& program, FieldKind field, uint64_t seed);
+};
+
+struct Fingerprints {
+  std::vector<uint64_t> hashes;  // graph i's tensor t at hashes[first[i] + t]
+  std::vector<uint32_t> first;
+  std::vector<uint8_t> match;  // 1: the graph's outputs are the program's, in count, shape and value
+
+  // Sizes the arrays for `graphs` (first[] as prefix sums of their tensor counts). Inline: the CUDA
+  // library uses it and depends on headers only.
+  void reset(std::span<const KernelGraph* const> graphs) {
+    first.resize(graphs.size());
+    uint32_t n = 0;
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      first[i] = n;
+      n += static_cast<uint32_t>(graphs[i]->num_tensors());
+    }
+    hashes.assign(n, 0);
+    match.assign(graphs.size(), 0);
+  }
+  std::span<const uint64_t> of(size_t i) const {
+    const size_t end = i + 1 < first.size() ? first[i + 1] : hashes.size();
+    return std::span(hashes).subspan(first[i], end - first[i]);
+  }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  // Thread-safe (a backend with one device serializes its callers). Graphs need not be complete: a
+  // graph without outputs gets its hashes and match 0.
+  virtual void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) = 0;
+};
+
+// Auto: cuda when a device is present, else cpu. Cuda when none can be had throws InputError saying why.
+std::unique_ptr<Backend> make_backend(BackendKind kind, const KernelGraph& program, FieldKind field, uint64_t seed);
+
+// The CPU backend alone (tests compare the others with it).
+std::unique_ptr<Backend> make_cpu_backend(FingerprintSetup setup);
+
+}  // namespace ugs

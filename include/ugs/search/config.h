@@ -1,0 +1,60 @@
+#pragma once
+// The search config (DESIGN §5): limits and candidate lists, plain data that round-trips through
+// JSON and is saved with every result. Each scalar option is declared once, in UGS_SEARCH_OPTIONS.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ugs/ir/graph.h"
+
+namespace ugs {
+
+// UGS_OPT(name, default, min, max, help)
+#define UGS_SEARCH_OPTIONS(X)                                                                                  \
+  X(max_kernel_ops, 5, 1, kMaxKernelOps, "kernel-level ops, counting the inputs (Mirage: 5)")                 \
+  X(max_block_ops, 11, 2, kMaxTiles, "block-level ops of one block graph, counting its loaders (Mirage: 11)") \
+  X(max_block_graphs, 2, 0, kMaxBlockGraphs, "graph-defined kernels per μGraph")                              \
+  X(max_block_inputs, 3, 1, kMaxBlockInputs, "inputs of one block graph")                                     \
+  X(max_block_outputs, 2, 1, kMaxBlockOutputs, "outputs of one block graph")                                  \
+  X(smem_budget_bytes, 96 * 1024, 1024, 1 << 30, "shared memory per block, tiles at 2 bytes per element")     \
+  X(confirm_tests, 3, 0, 100, "extra finite-field tests confirming a fingerprint match")                      \
+  X(omp_task_depth, 4, 0, 64, "dfs-omp: states shallower than this become OpenMP tasks")                     \
+  X(bfs_batch, 2048, 1, 1 << 20, "bfs: states expanded together (one bulk fingerprint call, one oracle batch)") \
+  X(oracle_structural, 1, 0, 1, "1: structure decides what it can before z3; 0: every uncached query goes to z3")
+
+struct SearchConfig {
+#define UGS_X(name, def, lo, hi, help) int64_t name = def;
+  UGS_SEARCH_OPTIONS(UGS_X)
+#undef UGS_X
+  std::vector<OpKind> kernel_ops;  // predefined kernel ops tried, in this order
+  std::vector<OpKind> block_ops;   // block ops tried, in this order
+  std::vector<Dim3> grids;         // empty: derived from the program (see resolve)
+  std::vector<int32_t> loop_ranges{1, 4, 16, 64};
+  std::vector<int32_t> tile_sizes{16, 32, 64, 128};  // for derived grids: a dim of size s gives s / t blocks
+  std::vector<int32_t> fold_sizes;  // `to` of reduce_sum_to / accum_sum_lastdim_to; empty: derived
+  // As Mirage's imap/fmap/omap_to_explore: the maps tried. Empty: every valid one.
+  std::vector<Axes> imaps, omaps;
+  std::vector<int8_t> fmaps;
+  double float_tolerance = 1e-9;
+
+  SearchConfig();  // Mirage-like defaults: every op kind
+  GraphRules rules() const { return {smem_budget_bytes, 2}; }
+  bool tries_imap(const Axes& m) const { return imaps.empty() || std::find(imaps.begin(), imaps.end(), m) != imaps.end(); }
+  bool tries_omap(const Axes& m) const { return omaps.empty() || std::find(omaps.begin(), omaps.end(), m) != omaps.end(); }
+  bool tries_fmap(int8_t f) const { return fmaps.empty() || std::find(fmaps.begin(), fmaps.end(), f) != fmaps.end(); }
+};
+
+// Overrides fields of `cfg` with the keys of `j`; unknown keys, wrong types and out-of-range values
+// throw InputError naming `origin` and the key.
+void apply_config_json(SearchConfig& cfg, const nlohmann::json& j, const std::string& origin);
+nlohmann::json config_to_json(const SearchConfig& cfg);
+// Fills the derived lists (grids, fold sizes) from the program, so the config in force is explicit.
+void resolve(SearchConfig& cfg, const KernelGraph& program);
+// The help text of every option, for --help and the README.
+std::string config_reference();
+
+}  // namespace ugs

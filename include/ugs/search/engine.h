@@ -1,0 +1,67 @@
+#pragma once
+// What every driver shares: the generator, the oracle, the verifier and the stop flag (the engine),
+// and what each thread owns (a worker: its counters, its results, its scratch). `visit` is the one
+// step every depth-first driver takes on a state; the drivers differ only in where children go.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "ugs/expr/oracle.h"
+#include "ugs/search/generator.h"
+#include "ugs/search/verifier.h"
+
+namespace ugs {
+
+struct PhaseTimes {
+  double expand = 0, expr = 0, fingerprint = 0, dedup = 0, verify = 0;
+  double exchange = 0;  // with ranks: messages between them, waiting included
+  PhaseTimes& operator+=(const PhaseTimes& o) {
+    exchange += o.exchange;
+    expand += o.expand;
+    expr += o.expr;
+    fingerprint += o.fingerprint;
+    dedup += o.dedup;
+    verify += o.verify;
+    return *this;
+  }
+};
+
+struct Counters {
+  uint64_t states = 0, candidates = 0, fingerprint_evals = 0, fingerprint_passes = 0, verified = 0,
+           confirm_failures = 0;
+  PruneCounts pruned;
+  PhaseTimes phase_s;
+  double busy_s = 0;
+  Counters& operator+=(const Counters& o);
+};
+
+struct Engine {
+  const Generator& gen;
+  expr::Oracle& oracle;
+  const Verifier& verifier;
+  std::atomic<bool>& stop;
+};
+
+struct alignas(64) Worker {
+  int id = 0;
+  Counters c;
+  std::vector<KernelGraph> found;            // confirmed μGraphs
+  std::atomic<uint64_t> progress{0};         // states, for the progress line
+  std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
+  std::vector<KernelGraph> completions;      // scratch
+
+  std::vector<Step>& steps_at(int depth);
+};
+
+// Counts s, verifies the μGraphs it completes, and leaves in `children` the steps from s that pass
+// every check, the abstract-expression one included.
+void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children);
+// s and everything below it, depth-first, in generator order.
+void dfs(const Engine& e, const State& s, Worker& w, int depth);
+
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace ugs

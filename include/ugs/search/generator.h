@@ -1,0 +1,51 @@
+#pragma once
+// The one generator every strategy drives (DESIGN §5): from a state, the successor steps in a fixed
+// deterministic order: predefined kernel ops, openings of block graphs (inputs × grid × loop range ×
+// imaps × fmaps), block ops, closings (omap). Each step passes the shape, canonical-order and memory
+// checks here; the abstract-expression check is the driver's (one query per step, so a breadth-first
+// driver can batch them). No threads and no allocation per candidate beyond the output vector.
+#include <vector>
+
+#include "ugs/expr/expr.h"
+#include "ugs/search/config.h"
+#include "ugs/search/state.h"
+
+namespace ugs {
+
+class Generator {
+ public:
+  // `cfg` must be resolved (see resolve()); both must outlive the generator.
+  Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool);
+
+  State root() const;
+  // Appends the steps from s that pass the shape, order and memory checks; counts the others.
+  void candidates(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  State apply(const State& s, const Step& step) const {
+    State c = s;
+    apply_in_place(c, step);
+    return c;
+  }
+  void apply_in_place(State& s, const Step& step) const;
+  // The μGraphs s completes: at kernel level, its open tensors matched to the program's outputs in
+  // any order with equal shapes (one graph per matching order), outputs in program order.
+  void completions(const State& s, std::vector<KernelGraph>& out) const;
+
+  const KernelGraph& program() const { return program_; }
+  const SearchConfig& config() const { return cfg_; }
+  expr::ExprPool& pool() const { return pool_; }
+
+ private:
+  void kernel_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  void open_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  void open_steps_for(const State& s, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
+                      PruneCounts& pruned) const;
+  void block_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  void close_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+
+  const KernelGraph& program_;
+  const SearchConfig& cfg_;
+  expr::ExprPool& pool_;
+  GraphRules rules_;
+};
+
+}  // namespace ugs

@@ -1,0 +1,100 @@
+#pragma once
+// A whole search: build the engine, run a strategy, gather the workers' results into a sorted,
+// deduplicated list of μGraphs with statistics (DESIGN §5, §6).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ugs/cost/cost.h"
+#include "ugs/cost/gpu.h"
+#include "ugs/eval/backend.h"
+#include "ugs/eval/field_kind.h"
+#include "ugs/expr/oracle.h"
+#include "ugs/search/config.h"
+#include "ugs/search/engine.h"
+
+namespace ugs {
+
+class Comm;
+
+enum class Strategy { Dfs, DfsStatic, DfsOmp, DfsMpi, Bfs };
+std::optional<Strategy> strategy_from_name(std::string_view s);
+std::string_view name_of(Strategy s);
+
+// bfs: which children of a level count as one state (DESIGN §5). Structural drops equal canonical
+// forms (the dfs result set exactly); function merges kernel-level states whose tensors have equal
+// shapes and fingerprints, keeping the cheapest (the same best cost as dfs, far fewer states).
+enum class Dedup { Structural, Function };
+std::optional<Dedup> dedup_from_name(std::string_view s);
+std::string_view name_of(Dedup d);
+
+struct RunOptions {
+  Strategy strategy = Strategy::Dfs;
+  int threads = 1;
+  FieldKind field = FieldKind::Wide;
+  BackendKind backend = BackendKind::Auto;  // fingerprints; run_search reports the one it got
+  uint64_t seed = 1;
+  double time_limit_s = 0;  // 0: none
+  bool progress = false;    // a progress line on stderr
+  std::string cost_gpu = "h100";  // the cost model's GPU, which orders the results
+  // bfs only:
+  Dedup dedup = Dedup::Structural;
+  int64_t memory_limit_mib = 0;  // frontier bytes; 0: none. Past it, levels are searched in chunks
+  std::string checkpoint_dir;    // a checkpoint after every level; empty: none
+  bool resume = false;           // continue from the checkpoint in checkpoint_dir
+  // The ranks of a distributed run (dfs-mpi; bfs under mpirun), or null: one process. Each rank calls
+  // run_search; rank 0's result holds every rank's μGraphs and statistics.
+  Comm* comm = nullptr;
+};
+
+// bfs: one row per depth (with chunking, summed over the chunks of that depth).
+struct LevelStats {
+  int level = 0;
+  uint64_t frontier = 0;    // states expanded at this depth
+  uint64_t candidates = 0;  // steps the generator offered
+  uint64_t survivors = 0;   // children kept for the next depth
+  uint64_t bytes = 0;       // with ranks: bytes the ranks sent each other (children, z3 queries), summed
+};
+
+// One rank of a distributed search (results stats.ranks).
+struct RankStats {
+  int rank = 0;
+  uint64_t states = 0;  // states it expanded
+  uint64_t items = 0;   // dfs-mpi: middle states it searched; bfs: states routed to it
+  double busy_s = 0;    // its threads' busy time, summed
+  double wall_s = 0;
+  uint64_t bytes_sent = 0, bytes_received = 0;
+  uint64_t z3_calls = 0;
+  double peak_rss_mib = 0;
+};
+
+struct FoundGraph {
+  KernelGraph graph;
+  uint64_t hash = 0;
+  Cost cost;
+};
+
+struct SearchResult {
+  std::vector<FoundGraph> mugraphs;  // best first by the cost model, then by hash; no duplicates
+  Counters totals;
+  std::vector<Counters> workers;  // per thread (dfs-static: the dealt phase; the serial phase is in totals)
+  expr::OracleStats expr;
+  uint64_t duplicates = 0;  // results found more than once (a generator bug if ever non-zero)
+  uint64_t middle_states = 0;  // dfs-static: states dealt to the threads
+  double wall_s = 0, peak_rss_mib = 0;
+  bool partial = false;  // stopped by the time limit
+  BackendKind backend = BackendKind::Cpu;  // the fingerprint backend that ran
+  std::vector<LevelStats> levels;          // bfs
+  double peak_frontier_mib = 0;            // bfs: the most the frontier held at once
+  uint64_t chunks = 0;                     // bfs: batches the memory limit split levels into
+  int ranks = 1;
+  uint64_t items = 0;                      // this rank's RankStats::items
+  std::vector<RankStats> rank_stats;       // rank 0, with ranks: one per rank
+};
+
+// `cfg` must be resolved against `program`.
+SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, const RunOptions& opt);
+
+}  // namespace ugs

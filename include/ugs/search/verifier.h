@@ -1,0 +1,30 @@
+#pragma once
+// Verification of complete candidates during a search (DESIGN §3): a fingerprint (one finite-field
+// test with the run's fixed inputs and ω, through the run's backend), then, for those that match,
+// confirmation by fresh independent tests and the float64 check.
+#include <cstdint>
+
+#include "ugs/eval/backend.h"
+#include "ugs/eval/verify.h"
+#include "ugs/ir/graph.h"
+
+namespace ugs {
+
+class Verifier {
+ public:
+  Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
+           double float_tolerance);
+
+  // Thread-safe. One candidate through the backend, as Mirage fingerprints.
+  bool fingerprint_matches(const KernelGraph& candidate) const;
+  // Thread-safe; always on the CPU.
+  VerifyResult confirm(const KernelGraph& candidate) const;
+  Backend& backend() const { return backend_; }
+
+ private:
+  const KernelGraph& program_;
+  Backend& backend_;
+  VerifyOptions confirm_opts_;
+};
+
+}  // namespace ugs

@@ -1,0 +1,75 @@
+"""Where the search spends itself: time per phase, abstract-expression queries, bfs frontier sizes."""
+from matplotlib.ticker import MaxNLocator
+
+from draw import NoData, bars, panels, setting_label
+from results import group, mean, stat, where
+
+PHASES = ("expand", "expr", "fingerprint", "dedup", "verify")
+QUERIES = {"cache hits": "expr.cache_hits", "structural": "expr.structural", "z3 calls": "expr.z3_calls"}
+
+
+def _cells(results, setting):
+    """{program: {(strategy, threads): [runs]}} in the given setting, one rank."""
+    runs = where(results, backend=setting[0], field=setting[1], ranks=1)
+    if not runs:
+        raise NoData(f"no run in the {setting_label(setting)} setting")
+    return {p: group(rs, "strategy", "threads") for (p,), rs in group(runs, "program").items()}
+
+
+def phases(results, setting):
+    cells = _cells(results, setting)
+    fig, axes = panels(len(cells), f"Time per phase, summed over workers ({setting_label(setting)})", ncols=4,
+                       width=4.0)
+    for ax, (program, by_cell) in zip(axes, cells.items()):
+        labels = [f"{s} ({t})" for s, t in by_cell]
+        series = {ph: [mean(stat(r, f"phase_s.{ph}") for r in rs) for rs in by_cell.values()] for ph in PHASES}
+        bars(ax, labels, series, stacked=True, legend=ax is axes[0])
+        ax.set_ylabel("time (s)")
+        ax.set_xlabel("strategy (threads)")
+        ax.set_title(program)
+    return fig
+
+
+def expr_queries(results, setting):
+    """Queries per program, one panel per strategy, each at the fewest threads it ran the program."""
+    runs = where(results, backend=setting[0], field=setting[1], ranks=1)
+    if not any(stat(r, "expr.queries") for r in runs):
+        raise NoData("no abstract-expression queries recorded")
+    by_strategy = group(runs, "strategy")
+    fig, axes = panels(len(by_strategy), f"Abstract-expression queries by how they were answered "
+                       f"({setting_label(setting)})", ncols=2, width=6.0)
+    for ax, ((strategy,), rs) in zip(axes, by_strategy.items()):
+        fewest = {}
+        for (program, threads), g in group(rs, "program", "threads").items():
+            fewest.setdefault(program, (threads, g))  # group() sorts threads ascending
+        series = {name: [mean(stat(r, key) for r in g) for _, g in fewest.values()]
+                  for name, key in QUERIES.items()}
+        counts = {name: [f"{v:.0f}" for v in values] for name, values in series.items()}
+        # Counts span orders of magnitude (z3 is the rare, costly case): a log axis, zeros printed.
+        bars(ax, [f"{p} ({t})" for p, (t, _) in fewest.items()], series, log=True, labels=counts)
+        ax.set_ylabel("queries (count, log scale)")
+        ax.set_xlabel("program (threads)")
+        ax.set_title(strategy)
+    return fig
+
+
+def frontier(results):
+    """Frontier size per level of the bfs runs (from stats.levels), one line per program."""
+    with_levels = [r for r in where(results, strategy="bfs") if r.stats.get("levels")]
+    if not with_levels:
+        raise NoData("no bfs run with per-level statistics (stats.levels)")
+    fig, axes = panels(2, "bfs: frontier size and survivors per level", ncols=2, width=5.5)
+    for (program,), rs in group(with_levels, "program").items():
+        levels = sorted(min(rs, key=lambda r: r.workers).stats["levels"], key=lambda lv: lv["level"])
+        xs = [lv["level"] for lv in levels]
+        axes[0].plot(xs, [lv.get("frontier", 0) for lv in levels], marker="o", label=program)
+        axes[1].plot(xs, [100 * lv.get("survivors", 0) / max(lv.get("candidates", 0), 1) for lv in levels],
+                     marker="o", label=program)
+    for ax, ylabel, log in ((axes[0], "states in the frontier (log scale)", True),
+                            (axes[1], "survivors / candidates (%)", False)):
+        ax.set_xlabel("level (steps from the inputs)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(ylabel)
+        ax.set_yscale("log" if log else "linear")
+        ax.legend(fontsize=7)
+    return fig

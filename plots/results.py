@@ -1,0 +1,136 @@
+"""Loading ugsearch results files and grouping them; the plots and the report read nothing else.
+
+A results path is one results file, a directory of them, or the runner's output directory (its
+cells/ folder is read; index.json and logs are not needed).
+"""
+import json
+import os
+import statistics
+import sys
+from dataclasses import dataclass
+
+
+@dataclass
+class Result:
+    path: str
+    doc: dict
+
+    @property
+    def run(self):
+        return self.doc["run"]
+
+    @property
+    def stats(self):
+        return self.doc.get("stats", {})
+
+    @property
+    def program(self):
+        return self.doc.get("program", {}).get("name") or os.path.basename(self.path).split("__")[0]
+
+    @property
+    def strategy(self):
+        return self.run.get("strategy", "?")
+
+    @property
+    def threads(self):
+        return int(self.run.get("threads", 1))
+
+    @property
+    def ranks(self):
+        return int(self.run.get("ranks", 1))
+
+    @property
+    def workers(self):
+        return self.threads * self.ranks
+
+    @property
+    def backend(self):
+        return self.run.get("backend", "?")
+
+    @property
+    def field(self):
+        return self.run.get("field", "?")
+
+    @property
+    def seed(self):
+        return self.run.get("seed", 0)
+
+    @property
+    def partial(self):
+        return bool(self.run.get("partial"))
+
+    @property
+    def wall_s(self):
+        return float(self.stats.get("wall_s", 0.0))
+
+    @property
+    def states(self):
+        return int(self.stats.get("states_expanded", 0))
+
+    @property
+    def best_cost(self):
+        graphs = self.doc.get("mugraphs") or []
+        return graphs[0].get("cost") if graphs else None
+
+
+def result_files(path):
+    if os.path.isfile(path):
+        return [path]
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"{path}: no such results file or directory")
+    folder = os.path.join(path, "cells") if os.path.isdir(os.path.join(path, "cells")) else path
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
+
+
+def load(path):
+    """The results under path; files that are not results files are named on stderr and left out."""
+    results = []
+    for file in result_files(path):
+        try:
+            with open(file, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"note: {file}: left out, not readable JSON ({e})", file=sys.stderr)
+            continue
+        if isinstance(doc, dict) and isinstance(doc.get("run"), dict) and isinstance(doc.get("stats"), dict):
+            results.append(Result(file, doc))
+        elif os.path.basename(file) != "index.json":
+            print(f"note: {file}: left out, not a ugsearch results file", file=sys.stderr)
+    return results
+
+
+def group(results, *keys):
+    """{(value of each key, ...): [results]}, keys being Result attribute names, in a stable order."""
+    groups = {}
+    for r in results:
+        groups.setdefault(tuple(getattr(r, k) for k in keys), []).append(r)
+    return dict(sorted(groups.items(), key=lambda kv: tuple(map(_sortable, kv[0]))))
+
+
+def _sortable(value):
+    return (0, value, "") if isinstance(value, (int, float)) else (1, 0, str(value))
+
+
+def mean(values):
+    values = list(values)
+    return statistics.fmean(values) if values else float("nan")
+
+
+def where(results, **wanted):
+    return [r for r in results if all(getattr(r, k) == v for k, v in wanted.items())]
+
+
+def main_setting(results):
+    """The (backend, field) with the most single-rank runs: figures that compare strategies use it."""
+    counts = group(where(results, ranks=1), "backend", "field")
+    if not counts:
+        return None
+    return max(counts, key=lambda k: len(counts[k]))
+
+
+def stat(result, dotted):
+    """A statistic by its path, e.g. "expr.z3_calls" or "phase_s.expand"; 0 when absent."""
+    value = result.stats
+    for part in dotted.split("."):
+        value = value.get(part, 0) if isinstance(value, dict) else 0
+    return value

@@ -1,0 +1,172 @@
+// `ugsearch search PROGRAM`: run a search and write the results file (DESIGN §9). Exit 0, or 3 when
+// --time-limit stopped it (the results so far are written and marked partial).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "ugs/cuda/device.h"
+#include "ugs/search/comm.h"
+#include "ugs/search/results.h"
+#include "ugs/util/error.h"
+#include "ugs/util/files.h"
+#include "verbs.h"
+
+namespace ugs::cli {
+namespace {
+
+struct Opts {
+  std::string program, strategy = "dfs", backend = "auto", field = "wide", config, out = "results.json";
+  std::string dedup = "structural", checkpoint, resume;
+  int64_t memory_limit = 0;
+  int threads = 1;
+  uint64_t seed = 1;
+  int64_t max_kernel_ops = 0, max_block_ops = 0;
+  double time_limit = 0;
+  bool quiet = false;
+};
+
+// Defaults, then the program's preset, then --config, then the flags.
+SearchConfig config_of(const Opts& o, const Program& p) {
+  SearchConfig cfg;
+  if (!p.search_preset.is_null()) apply_config_json(cfg, p.search_preset, p.name + " (preset)");
+  if (!o.config.empty()) {
+    const auto j = nlohmann::json::parse(read_file(o.config), nullptr, false);
+    if (j.is_discarded()) throw InputError(o.config + ": not valid JSON; check brackets, commas and quotes");
+    apply_config_json(cfg, j, o.config);
+  }
+  if (o.max_kernel_ops) apply_config_json(cfg, {{"max_kernel_ops", o.max_kernel_ops}}, "--max-kernel-ops");
+  if (o.max_block_ops) apply_config_json(cfg, {{"max_block_ops", o.max_block_ops}}, "--max-block-ops");
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+// With several GPUs on a machine, rank i of that machine uses device i mod their number (set before
+// anything initializes CUDA; a CUDA_VISIBLE_DEVICES given by the user wins).
+void pin_gpu_per_rank() {
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (!local) local = std::getenv("MPI_LOCALRANKID");
+  if (!local || std::getenv("CUDA_VISIBLE_DEVICES")) return;
+  std::error_code ec;
+  int gpus = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++gpus;
+  if (gpus > 1) setenv("CUDA_VISIBLE_DEVICES", std::to_string(std::atoi(local) % gpus).c_str(), 1);
+}
+
+// The bfs-only flags, checked before anything runs.
+void check_bfs_flags(const Opts& o) {
+  const bool bfs = o.strategy == "bfs";
+  auto only_bfs = [&](bool given, const char* flag) {
+    if (given && !bfs) throw InputError(std::string(flag) + ": only --strategy bfs has it; add --strategy bfs or drop it");
+  };
+  only_bfs(o.dedup != "structural", "--dedup function");
+  only_bfs(o.memory_limit > 0, "--memory-limit");
+  only_bfs(!o.checkpoint.empty(), "--checkpoint");
+  only_bfs(!o.resume.empty(), "--resume");
+  if (!o.checkpoint.empty() && !o.resume.empty() && o.checkpoint != o.resume)
+    throw InputError("--checkpoint and --resume name different directories; a resumed run keeps checkpointing where it "
+                     "resumed from, so give only --resume");
+}
+
+// MPI starts only for dfs-mpi or when mpirun started this process, so a plain search needs no MPI
+// runtime. Each rank takes one GPU of its machine: with several, the device of its local rank.
+std::unique_ptr<Comm> start_ranks(const Opts& o) {
+  if (o.strategy != "dfs-mpi" && !under_mpi_launcher()) return nullptr;
+  if (!mpi_built())
+    throw InputError(o.strategy == "dfs-mpi"
+                         ? "--strategy dfs-mpi: not available, this ugsearch was built without MPI (install "
+                           "libopenmpi-dev and rebuild)"
+                         : "started by mpirun, but this ugsearch was built without MPI; run it without mpirun");
+  pin_gpu_per_rank();
+  return start_mpi();
+}
+
+int search(const Opts& o, Comm* comm) {
+  const Program p = load_program(o.program);
+  const SearchConfig cfg = config_of(o, p);
+  RunOptions opt;
+  opt.strategy = *strategy_from_name(o.strategy);
+  opt.threads = o.threads;
+  opt.field = *field_from_name(o.field);
+  opt.backend = *backend_from_name(o.backend);
+  opt.dedup = *dedup_from_name(o.dedup);
+  opt.memory_limit_mib = o.memory_limit;
+  opt.resume = !o.resume.empty();
+  opt.checkpoint_dir = opt.resume ? o.resume : o.checkpoint;
+  std::error_code ec;
+  if (!opt.checkpoint_dir.empty() && !std::filesystem::create_directories(opt.checkpoint_dir, ec) && ec)
+    throw InputError(opt.checkpoint_dir + ": cannot create the checkpoint directory (" + ec.message() + ")");
+  opt.seed = o.seed;
+  opt.time_limit_s = o.time_limit;
+  opt.comm = comm;
+  const bool root = !comm || comm->rank() == 0;
+  opt.progress = root && !o.quiet && isatty(STDERR_FILENO);
+  const SearchResult r = run_search(p.graph, cfg, opt);
+  if (!root) return r.partial ? 3 : 0;
+  write_file_atomic(o.out, results_json(p, cfg, opt, r).dump(1) + "\n");
+  if (!o.quiet)
+    fmt::print("{}: {} μGraphs{} in {:.2f} s ({} states, {:.0f} states/s, {} z3 calls); results in {}\n", p.name,
+               r.mugraphs.size(), r.partial ? " so far (stopped by --time-limit)" : "", r.wall_s, r.totals.states,
+               r.totals.states / std::max(r.wall_s, 1e-9), r.expr.z3_calls, o.out);
+  return r.partial ? 3 : 0;
+}
+
+int run(const Opts& o) {
+  check_bfs_flags(o);
+  const std::unique_ptr<Comm> comm = start_ranks(o);
+  if (!comm || comm->size() == 1) return search(o, comm.get());
+  if (o.strategy != "dfs-mpi" && o.strategy != "bfs") {  // every rank decides alike: no abort needed
+    if (comm->rank() == 0)
+      fmt::print(stderr, "ugsearch: --strategy {} runs in one process; over ranks use dfs-mpi or bfs\n", o.strategy);
+    return 2;
+  }
+  try {
+    return search(o, comm.get());
+  } catch (const std::exception& e) {  // one rank's failure ends every rank: never a partial result
+    fmt::print(stderr, "ugsearch: rank {}: {}\n", comm->rank(), e.what());
+    comm->abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
+  }
+  return 1;  // not reached: abort ends this process and the others
+}
+
+}  // namespace
+
+Verb add_search(CLI::App& app) {
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("search", "Search μGraphs equivalent to a program; write a results file");
+  cmd->add_option("PROGRAM", o->program, "Built-in program name or program file")->required();
+  cmd->add_option("--strategy", o->strategy, "Search strategy")
+      ->check(CLI::IsMember({"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Worker threads (of each rank, under mpirun)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend, "Fingerprint backend")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--field", o->field, "Finite field of the tests")
+      ->check(CLI::IsMember({"wide", "mirage"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the fingerprint and confirmation tests")->capture_default_str();
+  cmd->add_option("--config", o->config, "Search config file (JSON), applied over the program's preset");
+  cmd->add_option("--max-kernel-ops", o->max_kernel_ops, "Kernel-level ops, counting inputs")->check(CLI::Range(1, 16));
+  cmd->add_option("--max-block-ops", o->max_block_ops, "Block-level ops, counting loaders")->check(CLI::Range(2, 20));
+  cmd->add_option("--time-limit", o->time_limit, "Stop after this many seconds (exit 3, partial results)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--dedup", o->dedup, "bfs: states that are one (structural: equal graphs; function: equal tensors)")
+      ->check(CLI::IsMember({"structural", "function"}))
+      ->capture_default_str();
+  cmd->add_option("--memory-limit", o->memory_limit, "bfs: MiB of frontier; past it, levels are searched in chunks")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("--checkpoint", o->checkpoint, "bfs: directory for a checkpoint after every level");
+  cmd->add_option("--resume", o->resume, "bfs: continue the run whose checkpoint is in this directory");
+  cmd->add_option("--out", o->out, "Results file")->capture_default_str();
+  cmd->add_flag("--quiet", o->quiet, "No progress line and no summary");
+  cmd->footer("Search config keys (JSON, --config):\n" + config_reference());
+  return {cmd, [o] { return run(*o); }};
+}
+
+}  // namespace ugs::cli

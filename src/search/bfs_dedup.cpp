@@ -1,0 +1,103 @@
+// Which children of a batch survive as distinct states (--dedup). Structural: equal canonical forms are
+// one state; the canonical form already admits every graph once, so this is a guard that counts what
+// it drops (zero in a correct generator) and keeps the dfs result set. Function: children outside any
+// block graph whose tensors have equal shapes and fingerprints are one state, and the cheapest by the
+// cost model (then the smallest key) represents them in a batch; a later batch's state of an earlier
+// function is explored only when it is cheaper than every one before it.
+#include <algorithm>
+#include <tuple>
+
+#include "bfs_impl.h"
+#include "ugs/cost/cost.h"
+#include "ugs/ir/canonical.h"
+#include "ugs/util/hash.h"
+
+namespace ugs::search_detail {
+
+uint64_t structural_key(const State& s) {
+  return Hasher().add(structural_hash(s.g)).add(s.open ? structural_hash(s.b) : 0).value();
+}
+
+void Bfs::dedup(std::vector<std::vector<uint8_t>>& keep) {
+  dedup_structural(keep);
+  if (opt_.dedup == Dedup::Function) dedup_function(keep);
+}
+
+void Bfs::dedup_structural(std::vector<std::vector<uint8_t>>& keep) {
+  const auto t0 = Clock::now();
+  auto& all = keyed_;  // key, thread, child
+  all.clear();
+  for (size_t t = 0; t < scratch_.size(); ++t)
+    for (size_t i = 0; i < scratch_[t].keys.size(); ++i)
+      all.emplace_back(scratch_[t].keys[i], static_cast<uint32_t>(t), static_cast<uint32_t>(i));
+  std::sort(all.begin(), all.end());
+  for (size_t k = 1; k < all.size(); ++k)
+    if (std::get<0>(all[k]) == std::get<0>(all[k - 1])) {
+      keep[std::get<1>(all[k])][std::get<2>(all[k])] = 0;
+      ++collector_.c.pruned.dedup;
+    }
+  collector_.c.phase_s.dedup += seconds_since(t0);
+}
+
+namespace {
+
+// The functional identity of a kernel-level state: the multiset of its tensors' hashes (each with
+// its shape), each marked open or consumed.
+uint64_t function_key(const KernelGraph& g, std::span<const uint64_t> hashes) {
+  std::array<bool, kMaxTensors> open{};
+  for (int32_t t : g.open_tensors()) open[t] = true;
+  FixedVec<uint64_t, kMaxTensors> v;
+  for (int t = 0; t < g.num_tensors(); ++t) v.push_back(splitmix64(hashes[t] + open[t]));
+  std::sort(v.begin(), v.end());
+  Hasher h;
+  for (uint64_t x : v) h.add(x);
+  return h.value();
+}
+
+}  // namespace
+
+void Bfs::dedup_function(std::vector<std::vector<uint8_t>>& keep) {
+  auto t0 = Clock::now();
+  std::vector<const KernelGraph*> graphs;
+  std::vector<std::pair<uint32_t, uint32_t>> where;  // thread, child
+  for (size_t t = 0; t < scratch_.size(); ++t)
+    for (size_t j = 0; j < scratch_[t].kernel_level.size(); ++j) {
+      const uint32_t child = scratch_[t].kernel_level_child[j];
+      if (!keep[t][child]) continue;
+      graphs.push_back(&scratch_[t].kernel_level[j]);
+      where.emplace_back(static_cast<uint32_t>(t), child);
+    }
+  if (graphs.empty()) return;
+  Fingerprints fp;
+  e_.verifier.backend().fingerprint(graphs, fp);
+  collector_.c.fingerprint_evals += graphs.size();
+  collector_.c.phase_s.fingerprint += seconds_since(t0);
+
+  t0 = Clock::now();
+  const GpuSpec gpu = *gpu_preset(opt_.cost_gpu);
+  std::vector<std::tuple<uint64_t, double, uint64_t, size_t>> ranked(graphs.size());  // key, cost, tie, index
+  parallel(graphs.size(), [&](size_t k, int) {
+    const auto [t, child] = where[k];
+    ranked[k] = {function_key(*graphs[k], fp.of(k)), estimate(*graphs[k], gpu).estimated_us,
+                 scratch_[t].keys[child], k};
+  });
+  std::sort(ranked.begin(), ranked.end());
+  for (size_t k = 0; k < ranked.size(); ++k) {
+    const uint64_t key = std::get<0>(ranked[k]);
+    const bool first_of_key = k == 0 || std::get<0>(ranked[k - 1]) != key;
+    if (first_of_key) {
+      // New, or cheaper than every earlier state of this function: explored.
+      const auto [it, fresh] = seen_.try_emplace(key, std::get<1>(ranked[k]));
+      if (fresh || std::get<1>(ranked[k]) < it->second) {
+        it->second = std::get<1>(ranked[k]);
+        continue;
+      }
+    }
+    const auto [t, child] = where[std::get<3>(ranked[k])];
+    keep[t][child] = 0;
+    ++collector_.c.pruned.dedup;
+  }
+  collector_.c.phase_s.dedup += seconds_since(t0);
+}
+
+}  // namespace ugs::search_detail

@@ -1,0 +1,86 @@
+// The per-state step shared by the depth-first drivers, and plain depth-first search.
+#include "ugs/search/engine.h"
+
+namespace ugs {
+
+Counters& Counters::operator+=(const Counters& o) {
+  states += o.states;
+  candidates += o.candidates;
+  fingerprint_evals += o.fingerprint_evals;
+  fingerprint_passes += o.fingerprint_passes;
+  verified += o.verified;
+  confirm_failures += o.confirm_failures;
+  pruned += o.pruned;
+  phase_s += o.phase_s;
+  busy_s += o.busy_s;
+  return *this;
+}
+
+std::vector<Step>& Worker::steps_at(int depth) {
+  while (static_cast<int>(by_depth.size()) <= depth) by_depth.emplace_back();
+  return by_depth[depth];
+}
+
+namespace {
+
+// Fingerprints each μGraph s completes; the first that also passes confirmation is recorded.
+bool verify_completions(const Engine& e, const State& s, Worker& w) {
+  w.completions.clear();
+  e.gen.completions(s, w.completions);
+  for (const KernelGraph& g : w.completions) {
+    auto t0 = Clock::now();
+    ++w.c.fingerprint_evals;
+    const bool match = e.verifier.fingerprint_matches(g);
+    w.c.phase_s.fingerprint += seconds_since(t0);
+    if (!match) continue;
+    ++w.c.fingerprint_passes;
+    t0 = Clock::now();
+    const bool equivalent = e.verifier.confirm(g).equivalent;
+    w.c.phase_s.verify += seconds_since(t0);
+    if (!equivalent) {
+      ++w.c.confirm_failures;  // the fingerprint passed a wrong μGraph
+      continue;
+    }
+    ++w.c.verified;
+    w.found.push_back(g);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children) {
+  ++w.c.states;
+  w.progress.fetch_add(1, std::memory_order_relaxed);
+  children.clear();
+  if (verify_completions(e, s, w)) return;  // as Mirage: a verified μGraph is not extended
+  auto t0 = Clock::now();
+  e.gen.candidates(s, children, w.c.pruned);
+  w.c.phase_s.expand += seconds_since(t0);
+  w.c.candidates += children.size();
+  t0 = Clock::now();
+  size_t kept = 0;
+  for (const Step& st : children) {
+    if (st.query == kNoQuery || e.oracle.is_subexpr(st.query))
+      children[kept++] = st;
+    else
+      ++w.c.pruned.expr;
+  }
+  children.resize(kept);
+  w.c.phase_s.expr += seconds_since(t0);
+}
+
+void dfs(const Engine& e, const State& s, Worker& w, int depth) {
+  if (e.stop.load(std::memory_order_relaxed)) return;
+  std::vector<Step>& children = w.steps_at(depth);
+  visit(e, s, w, children);
+  for (size_t i = 0; i < children.size(); ++i) {
+    const auto t0 = Clock::now();
+    const State child = e.gen.apply(s, children[i]);
+    w.c.phase_s.expand += seconds_since(t0);
+    dfs(e, child, w, depth + 1);
+  }
+}
+
+}  // namespace ugs

@@ -1,0 +1,232 @@
+// The generator's steps at kernel and block level, applying a step, and completion.
+#include "ugs/search/generator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "enumerate.h"
+#include "reach.h"
+#include "ugs/expr/op_expr.h"
+#include "ugs/ir/canonical.h"
+
+namespace ugs {
+
+using search_detail::for_each_operands;
+using search_detail::for_each_variant;
+
+namespace {
+
+// Tiles no block op reads: what a closing saves. Empty if one of them cannot be saved (a loader or a
+// tensor from inside the loop would be left unused).
+FixedVec<int32_t, kMaxTiles> savable_tiles(const BlockGraph& b) {
+  std::array<bool, kMaxTiles> used{};
+  for (const Op& op : b.ops)
+    for (int i = 0; i < arity(op.kind); ++i) used[op.in[i]] = true;
+  FixedVec<int32_t, kMaxTiles> outs;
+  for (int t = 0; t < b.tiles.size(); ++t) {
+    if (used[t]) continue;
+    if (!b.tiles[t].post) return {};
+    outs.push_back(t);
+  }
+  return outs;
+}
+
+// A sum that keeps its operand's shape adds nothing: over a dim of size 1 or folding a dim to its own
+// size it is the identity, and accum_sum_lastdim(_to) is then accum_sum.
+bool is_idle_sum(OpKind k, const Shape& in, const Shape& out) {
+  const bool sum = k == OpKind::ReduceSum || k == OpKind::ReduceSumTo || k == OpKind::AccumSumLastdim ||
+                   k == OpKind::AccumSumLastdimTo;
+  return sum && in == out;
+}
+
+}  // namespace
+
+Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool)
+    : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()) {}
+
+State Generator::root() const {
+  State s;
+  for (int i = 0; i < program_.num_inputs; ++i) {
+    s.g.add_input(program_.shape(i));
+    s.kexpr.push_back(pool_.var(i));
+  }
+  return s;
+}
+
+void Generator::candidates(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
+  if (s.open) {
+    block_op_steps(s, out, pruned);
+    close_steps(s, out, pruned);
+  } else {
+    kernel_op_steps(s, out, pruned);
+    open_steps(s, out, pruned);
+  }
+}
+
+void Generator::kernel_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
+  const KernelGraph& g = s.g;
+  if (g.num_inputs + g.ops.size() >= cfg_.max_kernel_ops) return;
+  std::array<bool, kMaxTensors> is_open{};
+  const FixedVec<int32_t, kMaxTensors> open = g.open_tensors();
+  for (int32_t t : open) is_open[t] = true;
+  const int64_t ops_left = cfg_.max_kernel_ops - g.num_inputs - g.ops.size() - 1;
+  const int64_t blocks_left = cfg_.max_block_graphs - g.blocks.size();
+  for (OpKind kind : cfg_.kernel_ops) {
+    const int n = arity(kind);
+    for_each_operands(n, is_commutative(kind), g.num_tensors(), [&](int a, int b) {
+      for_each_variant(kind, g.shape(a), cfg_, [&](Op op) {
+        op.in = {a, b};
+        const std::array<Shape, 2> shapes{g.shape(a), b >= 0 ? g.shape(b) : Shape{}};
+        Shape result;
+        if (infer_shape(op, Level::Kernel, std::span(shapes.data(), n), &result) != Verdict::Ok ||
+            is_idle_sum(kind, shapes[0], result)) {
+          ++pruned.shape;
+          return;
+        }
+        if (!may_append(g, op)) {
+          ++pruned.order;
+          return;
+        }
+        const int consumed = is_open[a] + (b >= 0 && b != a && is_open[b]);
+        if (!search_detail::kernel_can_finish(open.size() - consumed + 1, program_.outputs.size(), ops_left,
+                                              blocks_left, cfg_)) {
+          ++pruned.reach;
+          return;
+        }
+        const std::array<expr::ExprId, 2> ex{s.kexpr[a], b >= 0 ? s.kexpr[b] : s.kexpr[a]};
+        Step st;
+        st.op = op;
+        st.query = expr::kernel_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n));
+        out.push_back(st);
+      });
+    });
+  }
+}
+
+void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
+  if (s.b.inputs.size() + s.b.ops.size() >= cfg_.max_block_ops) return;
+  const search_detail::BlockReach reach(s.b, search_detail::savers_allowed(s.g, s.b, program_.outputs.size(), cfg_),
+                                        cfg_);
+  const int64_t smem = s.b.smem_bytes(rules_);
+  for (OpKind kind : cfg_.block_ops) {
+    const int n = arity(kind);
+    for_each_operands(n, is_commutative(kind), s.b.tiles.size(), [&](int a, int b) {
+      for_each_variant(kind, s.b.tiles[a].shape, cfg_, [&](Op op) {
+        op.in = {a, b};
+        Tile result;
+        if (s.b.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, s.b.tiles[a].shape, result.shape)) {
+          ++pruned.shape;
+          return;
+        }
+        if (!reach.after(op, result)) {
+          ++pruned.reach;
+          return;
+        }
+        if (smem + result.shape.numel() * rules_.elem_bytes > rules_.smem_budget_bytes) {
+          ++pruned.memory;
+          return;
+        }
+        if (!may_append(s.b, op)) {
+          ++pruned.order;
+          return;
+        }
+        const std::array<Shape, 2> shapes{s.b.tiles[a].shape, b >= 0 ? s.b.tiles[b].shape : Shape{}};
+        const std::array<expr::ExprId, 2> ex{s.bexpr[a], b >= 0 ? s.bexpr[b] : s.bexpr[a]};
+        Step st;
+        st.kind = Step::Kind::BlockOp;
+        st.op = op;
+        st.query = expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), s.b.loop);
+        out.push_back(st);
+      });
+    });
+  }
+}
+
+// One omap for all savers (as Mirage): each grid axis of size > 1 takes a distinct dim.
+void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
+  if (s.b.ops.empty()) return;
+  const FixedVec<int32_t, kMaxTiles> outs = savable_tiles(s.b);
+  if (outs.empty() || outs.size() > cfg_.max_block_outputs) return;
+  FixedVec<int, 3> radix, axes;
+  for (int a = 0; a < 3; ++a)
+    if (s.b.grid[a] > 1) {
+      axes.push_back(a);
+      radix.push_back(s.b.tiles[outs[0]].shape.rank);
+    }
+  search_detail::Odometer<3> dims(radix);
+  do {
+    Step st;
+    st.kind = Step::Kind::CloseBlock;
+    for (int i = 0; i < axes.size(); ++i) st.omap[axes[i]] = static_cast<int8_t>(dims.digits()[i]);
+    if (!cfg_.tries_omap(st.omap)) continue;
+    BlockGraph closed = s.b;
+    bool ok = true;
+    for (int32_t t : outs) ok = ok && closed.add_output(t, st.omap) == Verdict::Ok;
+    KernelGraph g = s.g;
+    const Verdict v = ok ? g.add_block(closed, rules_) : Verdict::BadOmap;
+    if (v != Verdict::Ok) {
+      ++(cause(v) == Cause::Memory ? pruned.memory : pruned.shape);
+    } else if (!may_append_block(s.g, closed)) {
+      ++pruned.order;
+    } else if (!search_detail::kernel_can_finish(g, program_.outputs.size(), cfg_)) {
+      ++pruned.reach;
+    } else {
+      out.push_back(st);
+    }
+  } while (dims.next());
+}
+
+void Generator::apply_in_place(State& c, const Step& st) const {
+  switch (st.kind) {
+    case Step::Kind::KernelOp:
+      c.g.add_op(st.op);
+      c.kexpr.push_back(st.query);
+      break;
+    case Step::Kind::OpenBlock:
+      c.open = true;
+      c.b = BlockGraph{};
+      c.b.grid = st.grid;
+      c.b.loop = st.loop;
+      c.bexpr.clear();
+      for (const BlockInput& in : st.inputs) {
+        c.b.add_input(in.tensor, c.g.shape(in.tensor), in.imap, in.fmap);
+        c.bexpr.push_back(c.kexpr[in.tensor]);  // a loader passes its tensor's expression
+      }
+      break;
+    case Step::Kind::BlockOp:
+      c.b.add_op(st.op);
+      c.bexpr.push_back(st.query);
+      break;
+    case Step::Kind::CloseBlock: {
+      const FixedVec<int32_t, kMaxTiles> outs = savable_tiles(c.b);
+      for (int32_t t : outs) c.b.add_output(t, st.omap);
+      c.g.add_block(c.b, rules_);
+      for (int32_t t : outs) c.kexpr.push_back(c.bexpr[t]);  // a saver passes its tile's expression
+      c.open = false;
+      c.b = BlockGraph{};
+      c.bexpr.clear();
+      break;
+    }
+  }
+}
+
+void Generator::completions(const State& s, std::vector<KernelGraph>& out) const {
+  if (s.open) return;
+  const FixedVec<int32_t, kMaxTensors> open = s.g.open_tensors();
+  const int n = program_.outputs.size();
+  if (open.size() != n) return;
+  std::array<int, kMaxOutputs> perm;
+  std::iota(perm.begin(), perm.begin() + n, 0);
+  do {
+    bool match = true;
+    FixedVec<int32_t, kMaxOutputs> outs;
+    for (int i = 0; i < n; ++i) {
+      outs.push_back(open[perm[i]]);
+      match = match && s.g.shape(open[perm[i]]) == program_.shape(program_.outputs[i]);
+    }
+    KernelGraph g = s.g;
+    if (match && g.set_outputs(outs.span()) == Verdict::Ok) out.push_back(g);
+  } while (std::next_permutation(perm.begin(), perm.begin() + n));
+}
+
+}  // namespace ugs

@@ -1,0 +1,83 @@
+// The depth-first drivers: each is the shared `visit` step plus a policy for where children go.
+#include <omp.h>
+
+#include <thread>
+
+#include "strategies.h"
+
+namespace ugs::search_detail {
+
+void run_dfs(const Engine& e, const State& root, std::deque<Worker>& workers) {
+  const auto t0 = Clock::now();
+  dfs(e, root, workers[0], 0);
+  workers[0].c.busy_s += seconds_since(t0);
+}
+
+void collect_middle_states(const Engine& e, const State& s, Worker& w, int depth,
+                           const std::function<void(State&&)>& middle) {
+  if (e.stop.load(std::memory_order_relaxed)) return;
+  std::vector<Step>& children = w.steps_at(depth);
+  visit(e, s, w, children);
+  for (size_t i = 0; i < children.size(); ++i) {
+    State child = e.gen.apply(s, children[i]);
+    if (children[i].kind == Step::Kind::OpenBlock)
+      middle(std::move(child));
+    else
+      collect_middle_states(e, child, w, depth + 1, middle);
+  }
+}
+
+uint64_t run_dfs_static(const Engine& e, const State& root, Worker& collector, std::deque<Worker>& workers) {
+  std::vector<State> middle;
+  const auto t0 = Clock::now();
+  collect_middle_states(e, root, collector, 0, [&](State&& s) { middle.push_back(std::move(s)); });
+  collector.c.busy_s += seconds_since(t0);
+  const int n = static_cast<int>(workers.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < n; ++t)
+    threads.emplace_back([&, t] {
+      omp_set_num_threads(1);  // a new thread starts from the default ICVs; the evaluator stays serial
+      Worker& w = workers[t];
+      const auto start = Clock::now();
+      for (size_t i = t; i < middle.size(); i += n) dfs(e, middle[i], w, 1);  // round-robin, no stealing
+      w.c.busy_s += seconds_since(start);
+    });
+  for (std::thread& th : threads) th.join();
+  return middle.size();
+}
+
+namespace {
+
+// Mirage's current scheme: a state shallower than the threshold hands each child to the OpenMP task
+// pool; deeper states are searched depth-first by whichever thread holds them.
+void task_dfs(const Engine& e, const State& s, int depth, int task_depth, std::deque<Worker>& workers) {
+  if (e.stop.load(std::memory_order_relaxed)) return;
+  // Busy time is taken between task scheduling points only: a thread may run another task inside
+  // `#pragma omp task`, and that task counts its own time.
+  Worker& w = workers[omp_get_thread_num()];
+  auto t0 = Clock::now();
+  std::vector<Step> children;
+  visit(e, s, w, children);
+  for (const Step& st : children) {
+    State child = e.gen.apply(s, st);
+    if (depth + 1 < task_depth) {
+      w.c.busy_s += seconds_since(t0);
+#pragma omp task firstprivate(child) shared(e, workers)
+      task_dfs(e, child, depth + 1, task_depth, workers);
+      t0 = Clock::now();
+    } else {
+      dfs(e, child, w, depth + 1);
+    }
+  }
+  w.c.busy_s += seconds_since(t0);
+}
+
+}  // namespace
+
+void run_dfs_omp(const Engine& e, const State& root, int task_depth, std::deque<Worker>& workers) {
+#pragma omp parallel num_threads(static_cast<int>(workers.size()))
+#pragma omp single
+  task_dfs(e, root, 0, task_depth, workers);
+}
+
+}  // namespace ugs::search_detail

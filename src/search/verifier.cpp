@@ -1,0 +1,23 @@
+#include "ugs/search/verifier.h"
+
+#include "ugs/util/hash.h"
+
+namespace ugs {
+
+Verifier::Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
+                   double float_tolerance)
+    : program_(program), backend_(backend) {
+  // Confirmation draws from a stream the fingerprint never used.
+  confirm_opts_ = {field, confirm_tests, splitmix64(seed + 0x636f6e6669726dull), true, float_tolerance};
+}
+
+bool Verifier::fingerprint_matches(const KernelGraph& candidate) const {
+  const KernelGraph* one = &candidate;
+  Fingerprints f;
+  backend_.fingerprint(std::span(&one, 1), f);
+  return f.match[0];
+}
+
+VerifyResult Verifier::confirm(const KernelGraph& candidate) const { return verify(program_, candidate, confirm_opts_); }
+
+}  // namespace ugs

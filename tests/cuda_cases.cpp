@@ -1,0 +1,81 @@
+#include "cuda_cases.h"
+
+#include <random>
+
+#include "reference_mutants.h"
+#include "test_util.h"
+
+namespace ugs::test {
+
+std::vector<std::string> small_programs() {
+  std::vector<std::string> r;
+  for (const BuiltinProgram& b : builtin_programs()) {
+    const std::string name(b.name);
+    if (name.size() > 6 && name.ends_with("_small")) r.push_back(name);
+  }
+  return r;
+}
+
+std::vector<KernelGraph> reference_batch(const std::string& name, bool with_mutants) {
+  std::vector<KernelGraph> r;
+  KernelGraph g = reference(name);
+  r.push_back(g);
+  g.outputs.clear();
+  for (; !g.ops.empty(); g.pop_op()) r.push_back(g);
+  if (with_mutants)
+    for (const MutantCase& m : all_mutant_cases())
+      if (m.name.rfind(name + ": ", 0) == 0) r.push_back(m.graph);
+  return r;
+}
+
+std::vector<KernelGraph> random_graphs(const KernelGraph& program, int n, uint64_t seed) {
+  static constexpr OpKind kKinds[] = {OpKind::Matmul, OpKind::Add,    OpKind::Mul,    OpKind::Div,
+                                      OpKind::Exp,    OpKind::Sqrt,   OpKind::Square, OpKind::Silu,
+                                      OpKind::ReduceSum, OpKind::RmsNorm};
+  std::mt19937_64 rng(seed);
+  std::vector<KernelGraph> r;
+  while (static_cast<int>(r.size()) < n) {
+    KernelGraph g;
+    for (int i = 0; i < program.num_inputs; ++i) g.add_input(program.shape(i));
+    const int ops = 1 + static_cast<int>(rng() % 4);
+    for (int tries = 0; g.ops.size() < ops && tries < 200; ++tries) {
+      Op op;
+      op.kind = kKinds[rng() % std::size(kKinds)];
+      op.in = {static_cast<int32_t>(rng() % g.num_tensors()), static_cast<int32_t>(rng() % g.num_tensors())};
+      op.dim = static_cast<int8_t>(rng() % g.shape(op.in[0]).rank);
+      if (op.kind != OpKind::ReduceSum) op.dim = 0;
+      if (arity(op.kind) == 1) op.in[1] = -1;
+      if (g.add_op(op) != Verdict::Ok) continue;
+    }
+    if (g.ops.empty()) continue;
+    if (rng() % 2) {
+      const int32_t last = g.num_tensors() - 1;
+      g.set_outputs(std::span(&last, 1));
+    }
+    r.push_back(g);
+  }
+  return r;
+}
+
+std::vector<const KernelGraph*> pointers(const std::vector<KernelGraph>& graphs) {
+  std::vector<const KernelGraph*> r;
+  for (const KernelGraph& g : graphs) r.push_back(&g);
+  return r;
+}
+
+std::string compare_backends(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs) {
+  Fingerprints fa, fb;
+  a.fingerprint(graphs, fa);
+  b.fingerprint(graphs, fb);
+  if (fa.hashes.size() != fb.hashes.size() || fa.first != fb.first) return "different hash layouts";
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const auto ha = fa.of(i), hb = fb.of(i);
+    for (size_t t = 0; t < ha.size(); ++t)
+      if (ha[t] != hb[t]) return "graph " + std::to_string(i) + ": tensor " + std::to_string(t) + " hashes differ";
+    if (fa.match[i] != fb.match[i])
+      return "graph " + std::to_string(i) + ": match " + std::to_string(fa.match[i]) + " vs " + std::to_string(fb.match[i]);
+  }
+  return "";
+}
+
+}  // namespace ugs::test

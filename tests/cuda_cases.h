@@ -1,0 +1,30 @@
+#pragma once
+// Batches of candidates for the CUDA backend's tests (test_cuda: on the device; test_cuda_emulator:
+// the same work run by host threads), and the comparison of two backends' fingerprints.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ugs/eval/backend.h"
+#include "ugs/ir/graph.h"
+
+namespace ugs::test {
+
+// The built-in programs whose names end in _small.
+std::vector<std::string> small_programs();
+
+// For a reference μGraph (test::kReferences or kFullReferences): the reference, its kernel-level
+// prefixes without outputs (partial states), and, where it has them, its hand-made mutants.
+std::vector<KernelGraph> reference_batch(const std::string& name, bool with_mutants);
+
+// n graphs of predefined ops over the program's inputs, drawn at random (every op kind, broadcasts,
+// reductions over every dim); some are partial (no outputs), some end with outputs set.
+std::vector<KernelGraph> random_graphs(const KernelGraph& program, int n, uint64_t seed);
+
+std::vector<const KernelGraph*> pointers(const std::vector<KernelGraph>& graphs);
+
+// "" when a and b give the same hashes and match flags for every graph, else the first difference.
+std::string compare_backends(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs);
+
+}  // namespace ugs::test

@@ -1,0 +1,97 @@
+// `ugsearch search --strategy bfs` through the real binary: killed with SIGKILL after a level and
+// resumed from its checkpoint, it ends with the μGraphs of an uninterrupted run; bfs-only flags are
+// refused for the other strategies.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "test_util.h"
+
+namespace ugs {
+namespace {
+
+using nlohmann::json;
+
+std::set<std::string> hashes(const std::string& results) {
+  std::set<std::string> h;
+  const json doc = json::parse(read_file(results));  // a named value: the loop must not outlive it
+  for (const json& m : doc["mugraphs"]) h.insert(m["hash"].get<std::string>());
+  return h;
+}
+
+// The level a checkpoint has reached (its JSON header's "current"), or -1 when there is none yet.
+int checkpoint_level(const std::string& dir) {
+  const std::string path = dir + "/checkpoint.ugs";
+  if (!std::filesystem::exists(path)) return -1;
+  const std::string bytes = read_file(path);
+  uint64_t len = 0;
+  std::memcpy(&len, bytes.data() + 8, sizeof len);
+  return json::parse(bytes.substr(16, len))["current"].get<int>();
+}
+
+TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
+  const std::string dir = test::temp_dir();
+  const std::vector<std::string> common = {"search", "lora_small", "--strategy", "bfs", "--threads", "2", "--quiet"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = common;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(test::run_ugsearch(with({"--out", dir + "/whole.json"})).status, 0);
+
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<std::string> a = with({"--checkpoint", dir + "/ck", "--out", dir + "/killed.json"});
+    std::vector<char*> argv{const_cast<char*>(UGS_BINARY)};
+    for (std::string& s : a) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    execv(UGS_BINARY, argv.data());
+    _exit(127);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  while (checkpoint_level(dir + "/ck") < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: make the space bigger";
+  EXPECT_FALSE(std::filesystem::exists(dir + "/killed.json"));
+  EXPECT_GE(checkpoint_level(dir + "/ck"), 4);
+
+  const test::RunResult resumed = test::run_ugsearch(with({"--resume", dir + "/ck", "--out", dir + "/resumed.json"}));
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(hashes(dir + "/resumed.json"), hashes(dir + "/whole.json"));
+  const json w = json::parse(read_file(dir + "/whole.json")), r = json::parse(read_file(dir + "/resumed.json"));
+  EXPECT_EQ(r["stats"]["states_expanded"], w["stats"]["states_expanded"]);
+
+  const test::RunResult other = test::run_ugsearch(
+      {"search", "lora_small", "--strategy", "bfs", "--seed", "7", "--resume", dir + "/ck", "--out", dir + "/x.json"});
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.err.find("written by another search"), std::string::npos) << other.err;
+}
+
+TEST(BfsCli, BfsOnlyFlagsAreRefusedForOtherStrategies) {
+  for (const std::vector<std::string>& flag :
+       {std::vector<std::string>{"--dedup", "function"}, {"--memory-limit", "10"}, {"--checkpoint", "/tmp/x"}}) {
+    std::vector<std::string> a = {"search", "lora_small", "--strategy", "dfs"};
+    a.insert(a.end(), flag.begin(), flag.end());
+    const test::RunResult r = test::run_ugsearch(a);
+    EXPECT_EQ(r.status, 2) << flag[0];
+    EXPECT_NE(r.err.find("only --strategy bfs"), std::string::npos) << r.err;
+  }
+  const test::RunResult missing =
+      test::run_ugsearch({"search", "lora_small", "--strategy", "bfs", "--resume", test::temp_dir() + "/none"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("checkpoint.ugs"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace ugs

@@ -1,0 +1,200 @@
+// The generator and the depth-first strategies: the same μGraphs whatever the strategy and thread
+// count, the known μGraphs of DESIGN §7 found again, nothing found twice, runs repeatable.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "test_util.h"
+#include "ugs/ir/canonical.h"
+#include "ugs/search/generator.h"
+#include "ugs/search/results.h"
+#include "ugs/search/search.h"
+#include "ugs/util/error.h"
+
+namespace ugs {
+namespace {
+
+// The program's preset narrowed by `overrides`, resolved.
+SearchConfig config_for(const Program& p, const nlohmann::json& overrides = nlohmann::json::object()) {
+  SearchConfig cfg;
+  if (!p.search_preset.is_null()) apply_config_json(cfg, p.search_preset, p.name);
+  apply_config_json(cfg, overrides, "test");
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+std::set<uint64_t> hashes(const SearchResult& r) {
+  std::set<uint64_t> h;
+  for (const FoundGraph& f : r.mugraphs) h.insert(f.hash);
+  return h;
+}
+
+SearchResult search(const Program& p, const SearchConfig& cfg, Strategy s, int threads) {
+  RunOptions opt;
+  opt.strategy = s;
+  opt.threads = threads;
+  return run_search(p.graph, cfg, opt);
+}
+
+// Walks the generator along the reference's own op sequence: every step must be offered, so the
+// reference is in the search space (its ops in canonical order are exactly a path from the root).
+bool reference_is_reachable(const Program& p, const SearchConfig& cfg, const KernelGraph& ref, std::string* why) {
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  State s = gen.root();
+  std::vector<Step> steps;
+  PruneCounts pruned;
+  auto take = [&](auto matches, const std::string& what) {
+    steps.clear();
+    gen.candidates(s, steps, pruned);
+    for (const Step& st : steps)
+      if (matches(st)) {
+        s = gen.apply(s, st);
+        return true;
+      }
+    *why = "not offered: " + what;
+    return false;
+  };
+  for (const KernelOp& k : ref.ops) {
+    if (k.op.kind != OpKind::Block) {
+      if (!take([&](const Step& st) { return st.kind == Step::Kind::KernelOp && st.op == k.op; }, "kernel op"))
+        return false;
+      continue;
+    }
+    const BlockGraph& bg = ref.blocks[k.block];
+    auto opens = [&](const Step& st) {
+      return st.kind == Step::Kind::OpenBlock && st.grid == bg.grid && st.loop == bg.loop && st.inputs == bg.inputs;
+    };
+    if (!take(opens, "opening of a block graph")) return false;
+    for (const Op& op : bg.ops)
+      if (!take([&](const Step& st) { return st.kind == Step::Kind::BlockOp && st.op == op; },
+                std::string("block op ") + std::string(name_of(op.kind))))
+        return false;
+    if (!take([&](const Step& st) { return st.kind == Step::Kind::CloseBlock && st.omap == bg.outputs[0].omap; },
+              "closing"))
+      return false;
+  }
+  std::vector<KernelGraph> done;
+  gen.completions(s, done);
+  if (done.empty() || structural_hash(done[0]) != structural_hash(ref)) {
+    *why = "the walk does not complete to the reference";
+    return false;
+  }
+  return true;
+}
+
+TEST(Generator, EveryReferenceIsInItsPresetsSpace) {
+  for (const auto& [program, ref] : test::kSearchReferences) {
+    SCOPED_TRACE(ref);
+    const Program p = load_program(program);
+    std::string why;
+    EXPECT_TRUE(reference_is_reachable(p, config_for(p), test::reference(ref), &why)) << why;
+  }
+}
+
+TEST(Generator, StepsAreDeterministicAndApplyIsPure) {
+  const Program p = load_program("rmsnorm_linear_small");
+  const SearchConfig cfg = config_for(p);
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  const State root = gen.root();
+  std::vector<Step> a, b;
+  PruneCounts pa, pb;
+  gen.candidates(root, a, pa);
+  gen.candidates(root, b, pb);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_FALSE(a.empty());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].kind, b[i].kind);
+    EXPECT_EQ(a[i].op, b[i].op);
+    const State c = gen.apply(root, a[i]);
+    EXPECT_TRUE(is_canonical(c.g));
+  }
+  EXPECT_EQ(structural_hash(root.g), structural_hash(gen.root().g));
+  EXPECT_EQ(pa.shape, pb.shape);
+}
+
+// Small spaces (a second each) so the thread sanitizer can run every driver over them.
+const std::pair<const char*, const char*> kSmallSpaces[] = {
+    {"rmsnorm_linear_small", R"({"grids": [[6, 1, 1]], "loop_ranges": [1, 4], "max_kernel_ops": 3, "max_block_ops": 7})"},
+    {"lora_small", R"({"grids": [[4, 1, 1]], "loop_ranges": [4], "max_block_ops": 8, "max_kernel_ops": 5})"},
+    {"ntrans_small", R"({"grids": [[4, 1, 1]], "loop_ranges": [1, 4], "max_block_ops": 8, "max_kernel_ops": 6})"},
+};
+
+TEST(Strategies, AgreeOnSmallSpacesAtOneAndTwoThreads) {
+  for (const auto& [name, overrides] : kSmallSpaces) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    const SearchConfig cfg = config_for(p, nlohmann::json::parse(overrides));
+    const SearchResult base = search(p, cfg, Strategy::Dfs, 1);
+    EXPECT_EQ(base.duplicates, 0u);
+    EXPECT_GT(base.totals.states, 100u);
+    const SearchResult again = search(p, cfg, Strategy::Dfs, 1);  // the same seed: the same run
+    EXPECT_EQ(results_json(p, cfg, {}, again)["mugraphs"], results_json(p, cfg, {}, base)["mugraphs"]);
+    for (Strategy s : {Strategy::Dfs, Strategy::DfsStatic, Strategy::DfsOmp}) {
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::string(name_of(s)) + " x" + std::to_string(threads));
+        const SearchResult r = search(p, cfg, s, threads);
+        EXPECT_EQ(hashes(r), hashes(base));
+        EXPECT_EQ(r.duplicates, 0u);
+        EXPECT_EQ(r.totals.states, base.totals.states);  // every driver visits the same tree
+        EXPECT_FALSE(r.partial);
+        if (s != Strategy::Dfs) {
+          EXPECT_EQ(r.workers.size(), static_cast<size_t>(threads));
+        }
+      }
+    }
+  }
+}
+
+TEST(Strategies, TheReferenceIsFoundInASmallSpace) {
+  const Program p = load_program("rmsnorm_linear_small");
+  const SearchResult r = search(p, config_for(p, nlohmann::json::parse(kSmallSpaces[0].second)), Strategy::DfsOmp, 2);
+  EXPECT_TRUE(hashes(r).count(structural_hash(test::reference("rmsnorm_linear_small"))));
+  for (const FoundGraph& f : r.mugraphs) {
+    EXPECT_TRUE(is_canonical(f.graph));
+    EXPECT_EQ(f.hash, structural_hash(f.graph));
+  }
+}
+
+TEST(Strategies, AStopRequestEndsTheRunWithAPartialSubset) {
+  const Program p = load_program("lora_small");
+  const SearchConfig cfg = config_for(p, nlohmann::json::parse(kSmallSpaces[1].second));
+  const SearchResult full = search(p, cfg, Strategy::Dfs, 1);
+  RunOptions opt;
+  opt.strategy = Strategy::DfsStatic;
+  opt.threads = 2;
+  opt.time_limit_s = 1e-3;
+  const SearchResult cut = run_search(p.graph, cfg, opt);
+  EXPECT_TRUE(cut.partial);
+  EXPECT_LT(cut.totals.states, full.totals.states);
+  for (uint64_t h : hashes(cut)) EXPECT_TRUE(hashes(full).count(h));
+}
+
+TEST(Config, RoundTripsThroughJsonAndRejectsBadKeys) {
+  const Program p = load_program("gqa_small");
+  const SearchConfig cfg = config_for(p);
+  SearchConfig back;
+  apply_config_json(back, config_to_json(cfg), "round trip");
+  EXPECT_EQ(config_to_json(back), config_to_json(cfg));
+  EXPECT_FALSE(cfg.grids.empty());
+  const char* bad[] = {R"({"max_kernel_ops": 0})", R"({"max_block_opz": 3})", R"({"kernel_ops": ["accum_sum"]})",
+                       R"({"grids": [[0, 1, 1]]})", R"({"imaps": [[0, 1]]})", R"({"fmaps": [7]})",
+                       R"({"loop_ranges": "4"})", R"({"float_tolerance": -1})"};
+  for (const char* b : bad) {
+    SCOPED_TRACE(b);
+    SearchConfig c;
+    EXPECT_THROW(apply_config_json(c, nlohmann::json::parse(b), "bad.json"), InputError);
+  }
+}
+
+TEST(Config, DerivedGridsSplitTheProgramsDims) {
+  const Program p = load_program("rmsnorm_linear");  // no preset: Mirage-like defaults
+  SearchConfig cfg;
+  resolve(cfg, p.graph);
+  EXPECT_NE(std::find(cfg.grids.begin(), cfg.grids.end(), Dim3{48, 1, 1}), cfg.grids.end());  // 6144 / 128
+  EXPECT_FALSE(cfg.fold_sizes.empty());
+}
+
+}  // namespace
+}  // namespace ugs

@@ -1,0 +1,92 @@
+// `ugsearch search`: the results file of DESIGN §9, --time-limit (exit 3, a partial file whose μGraphs
+// are a subset of the full run's), --quiet, and bad configs rejected with exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "test_util.h"
+
+namespace ugs {
+namespace {
+
+using nlohmann::json;
+
+std::set<std::string> hashes(const json& results) {
+  std::set<std::string> h;
+  for (const json& m : results["mugraphs"]) h.insert(m["hash"].get<std::string>());
+  return h;
+}
+
+TEST(SearchCli, WritesTheResultsFile) {
+  const std::string out = test::temp_dir() + "/r.json";
+  const test::RunResult r = test::run_ugsearch({"search", "rmsnorm_linear_small", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("μGraphs in"), std::string::npos);
+  const json doc = json::parse(read_file(out));
+  for (const char* key : {"run", "program", "config", "mugraphs", "stats"}) EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_EQ(doc["run"]["strategy"], "dfs");
+  EXPECT_EQ(doc["run"]["partial"], false);
+  EXPECT_EQ(doc["config"]["max_block_ops"], 8);  // the program's preset
+  EXPECT_TRUE(hashes(doc).count("f23aae002a3665be"));  // the reference μGraph
+  EXPECT_EQ(doc["stats"]["duplicates"], 0);
+  EXPECT_GT(doc["stats"]["states_expanded"].get<uint64_t>(), 0u);
+  // The μGraphs come best first by the cost model; each carries its cost.
+  double last = 0;
+  for (const json& m : doc["mugraphs"]) {
+    ASSERT_TRUE(m.contains("cost"));
+    EXPECT_GE(m["cost"]["estimated_us"].get<double>(), last);
+    last = m["cost"]["estimated_us"].get<double>();
+  }
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+}
+
+TEST(SearchCli, TimeLimitExits3WithAPartialSubset) {
+  const std::string dir = test::temp_dir();
+  const test::RunResult full = test::run_ugsearch({"search", "lora_small", "--quiet", "--out", dir + "/full.json"});
+  ASSERT_EQ(full.status, 0) << full.err;
+  EXPECT_TRUE(full.out.empty());
+  const test::RunResult cut = test::run_ugsearch(
+      {"search", "lora_small", "--time-limit", "0.3", "--strategy", "dfs-omp", "--threads", "2", "--out", dir + "/cut.json"});
+  ASSERT_EQ(cut.status, 3) << cut.err;
+  EXPECT_NE(cut.out.find("stopped by --time-limit"), std::string::npos);
+  const json a = json::parse(read_file(dir + "/full.json")), b = json::parse(read_file(dir + "/cut.json"));
+  EXPECT_EQ(b["run"]["partial"], true);
+  EXPECT_LT(b["stats"]["states_expanded"].get<uint64_t>(), a["stats"]["states_expanded"].get<uint64_t>());
+  for (const std::string& h : hashes(b)) EXPECT_TRUE(hashes(a).count(h)) << h;
+}
+
+TEST(SearchCli, BadConfigsExit2WithOneLine) {
+  const std::string dir = test::temp_dir();
+  std::ofstream(dir + "/bad.json") << R"({"max_block_ops": 99})";
+  std::ofstream(dir + "/notjson.json") << "{";
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"search", "lora_small", "--config", dir + "/bad.json"}, "config key 'max_block_ops' must be an integer from 2"},
+      {{"search", "lora_small", "--config", dir + "/notjson.json"}, "not valid JSON"},
+      {{"search", "lora_small", "--config", dir + "/missing.json"}, "missing.json"},
+      {{"search", "nosuchprogram"}, "nosuchprogram"},
+      {{"search", "lora_small", "--strategy", "bogus"}, "--strategy"},
+      {{"search", "lora_small", "--threads", "0"}, "--threads"},
+  };
+  for (const Case& c : cases) {
+    const test::RunResult r = test::run_ugsearch(c.args);
+    EXPECT_EQ(r.status, 2) << c.args.back();
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists("results.json"));
+  }
+}
+
+TEST(SearchCli, HelpListsTheConfigKeys) {
+  const test::RunResult r = test::run_ugsearch({"search", "--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* key : {"max_kernel_ops", "imaps", "fold_sizes", "--time-limit", "--strategy"})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key;
+}
+
+}  // namespace
+}  // namespace ugs

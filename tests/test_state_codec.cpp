@@ -1,0 +1,52 @@
+// The compact state encoding of the bfs frontier (src/search/state_codec.h): every state of a small
+// search survives encode → decode → encode byte for byte.
+#include <gtest/gtest.h>
+
+#include "search/state_codec.h"
+#include "test_util.h"
+#include "ugs/ir/canonical.h"
+#include "ugs/search/generator.h"
+
+namespace ugs {
+namespace {
+
+// With its graph (hash), expressions and open block graph intact.
+TEST(StateCodec, RoundTripsEveryStateOfASearch) {
+  const Program p = load_program("rmsnorm_linear_small");
+  SearchConfig cfg;
+  apply_config_json(cfg, p.search_preset, p.name);
+  apply_config_json(cfg, {{"grids", {{6, 1, 1}}}, {"loop_ranges", {1, 4}}, {"max_kernel_ops", 3}, {"max_block_ops", 7}},
+                    "test");
+  resolve(cfg, p.graph);
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  std::vector<State> stack{gen.root()};
+  size_t seen = 0, open = 0;
+  while (!stack.empty()) {
+    const State s = stack.back();
+    stack.pop_back();
+    search_detail::Bytes a, b;
+    search_detail::encode(s, a);
+    State back;
+    ASSERT_EQ(search_detail::decode(a.data(), back), a.data() + a.size());
+    search_detail::encode(back, b);
+    ASSERT_EQ(a, b);
+    EXPECT_EQ(structural_hash(back.g), structural_hash(s.g));
+    EXPECT_TRUE(back.kexpr == s.kexpr && back.bexpr == s.bexpr && back.open == s.open);
+    if (s.open) {
+      EXPECT_EQ(structural_hash(back.b), structural_hash(s.b));
+    }
+    EXPECT_LT(a.size(), sizeof(State) / 8);  // compact
+    ++seen;
+    open += s.open;
+    std::vector<Step> steps;
+    PruneCounts pruned;
+    gen.candidates(s, steps, pruned);
+    for (const Step& st : steps) stack.push_back(gen.apply(s, st));
+  }
+  EXPECT_GT(seen, 1000u);
+  EXPECT_GT(open, 100u);
+}
+
+}  // namespace
+}  // namespace ugs
