@@ -116,6 +116,13 @@ bool Algebra::multiply(const Term& a, const Term& b, Term* out) {
 ExprId Algebra::apply(uint32_t op, ExprId a, ExprId b, const Size& k) {
   const ExprId huge = p_.huge();
   if (a == huge || b == huge) return huge;
+  switch (op) {
+    case kOpExp: return intern(ExprKind::Exp, std::span(&a, 1));
+    case kOpSqrt: return intern(ExprKind::Sqrt, std::span(&a, 1));
+    case kOpSilu: return intern(ExprKind::Silu, std::span(&a, 1));
+    case kOpRms: return intern(ExprKind::Rms, std::span(&a, 1), k);
+    default: break;
+  }
   std::vector<Term> ta, tb, out;
   terms(a, ta);
   switch (op) {

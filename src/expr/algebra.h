@@ -21,7 +21,8 @@ struct Term {
 };
 
 // Op codes of the memo (ExprPool::memoized).
-enum MemoOp : uint32_t { kOpAdd, kOpMul, kOpDiv, kOpSum };
+// The unary constructors are memoized too, so that each thread's memo front answers them.
+enum MemoOp : uint32_t { kOpAdd, kOpMul, kOpDiv, kOpSum, kOpExp, kOpSqrt, kOpSilu, kOpRms };
 
 class Algebra {
  public:

@@ -1,6 +1,7 @@
 // The expression pool: node storage, hash-consing and the memo of op applications (expr.h). Nodes
 // live in fixed chunks that never move, so reads are lock-free; interning takes one shard's lock.
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "algebra.h"
@@ -30,8 +31,27 @@ bool ExprFacts::within(const ExprFacts& t) const {
          (symbols & ~t.symbols) == 0 && max_terms <= t.max_terms && max_degree <= t.max_degree;
 }
 
+namespace {
+
+std::atomic<uint64_t> g_next_pool_id{1};
+
+// Each thread's latest answers of ExprPool::memoized, in front of the shared memo. A search asks the
+// same few thousand questions (op, a, b, size) millions of times, and the shard lock that each would
+// take bounces between cores; here a repeat costs one compare. Direct-mapped; an entry names its
+// pool, so pools (one per search, several in a test) never see each other's answers.
+struct FrontEntry {
+  uint64_t pool = 0;  // 0: empty (pool ids start at 1)
+  detail::MemoKey key{};
+  ExprId r = kNoExpr;
+};
+constexpr size_t kFrontEntries = 1024;
+thread_local std::array<FrontEntry, kFrontEntries> tl_front;
+
+}  // namespace
+
 ExprPool::ExprPool(ExprLimits limits)
     : limits_(limits),
+      id_(g_next_pool_id.fetch_add(1, std::memory_order_relaxed)),
       dir_(new std::atomic<Node*>[kMaxChunks]),
       shards_(new detail::PoolShard[size_t{1} << detail::kPoolShardBits]) {
   for (int i = 0; i < kMaxChunks; ++i) dir_[i].store(nullptr, std::memory_order_relaxed);
@@ -152,10 +172,15 @@ void ExprPool::memo_put(uint64_t kh, uint32_t op, ExprId a, ExprId b, const Size
 // at once compute the same node, hash-consing makes their answers equal.
 ExprId ExprPool::memoized(uint32_t op, ExprId a, ExprId b, const Size& k) {
   const uint64_t kh = mix64(mix64(mix64(mix64(0x7a1f, op), a), b), k.hash());
+  const detail::MemoKey key{kh, op, a, b, k};
+  FrontEntry& front = tl_front[kh % kFrontEntries];
+  if (front.pool == id_ && front.key == key) return front.r;
   ExprId r;
-  if (memo_find(kh, op, a, b, k, &r)) return r;
-  r = detail::Algebra(*this).apply(op, a, b, k);
-  memo_put(kh, op, a, b, k, r);
+  if (!memo_find(kh, op, a, b, k, &r)) {
+    r = detail::Algebra(*this).apply(op, a, b, k);
+    memo_put(kh, op, a, b, k, r);
+  }
+  front = {id_, key, r};
   return r;
 }
 
@@ -187,10 +212,7 @@ ExprId ExprPool::sum(int64_t k, ExprId a) {
   return s ? sum(*s, a) : huge_;
 }
 
-ExprId ExprPool::rms(const Size& k, ExprId a) {
-  if (a == huge_) return huge_;
-  return intern(ExprKind::Rms, std::span(&a, 1), k);
-}
+ExprId ExprPool::rms(const Size& k, ExprId a) { return memoized(detail::kOpRms, a, kNoExpr, k); }
 
 ExprId ExprPool::rms(int64_t k, ExprId a) {
   if (k < 1) throw std::invalid_argument("rms size must be >= 1");
@@ -198,9 +220,9 @@ ExprId ExprPool::rms(int64_t k, ExprId a) {
   return s ? rms(*s, a) : huge_;
 }
 
-ExprId ExprPool::exp(ExprId a) { return a == huge_ ? huge_ : intern(ExprKind::Exp, std::span(&a, 1)); }
-ExprId ExprPool::sqrt(ExprId a) { return a == huge_ ? huge_ : intern(ExprKind::Sqrt, std::span(&a, 1)); }
-ExprId ExprPool::silu(ExprId a) { return a == huge_ ? huge_ : intern(ExprKind::Silu, std::span(&a, 1)); }
+ExprId ExprPool::exp(ExprId a) { return memoized(detail::kOpExp, a, kNoExpr, Size()); }
+ExprId ExprPool::sqrt(ExprId a) { return memoized(detail::kOpSqrt, a, kNoExpr, Size()); }
+ExprId ExprPool::silu(ExprId a) { return memoized(detail::kOpSilu, a, kNoExpr, Size()); }
 ExprId ExprPool::huge() { return huge_; }
 
 }  // namespace ugs::expr

@@ -126,6 +126,7 @@ class ExprPool {
   ExprId memoized(uint32_t op, ExprId a, ExprId b, const Size& k);
 
   ExprLimits limits_;
+  const uint64_t id_;  // distinct for every pool of the process: names its entries in the threads' memo fronts
   std::unique_ptr<std::atomic<Node*>[]> dir_;
   std::atomic<uint32_t> count_{0};
   std::unique_ptr<detail::PoolShard[]> shards_;
