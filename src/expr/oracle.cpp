@@ -67,6 +67,13 @@ std::optional<bool> Oracle::known_without_z3(ExprId e) const {
 
 void Oracle::learn(ExprId e, bool keep) { cache_->put(e, keep); }
 
+std::optional<bool> Oracle::cached(ExprId e) const { return cache_->find(e); }
+
+void Oracle::add_cache_hits(uint64_t n) {
+  queries_.fetch_add(n, std::memory_order_relaxed);
+  cache_hits_.fetch_add(n, std::memory_order_relaxed);
+}
+
 void Oracle::take_z3_log(std::vector<std::pair<ExprId, bool>>& out) {
   std::lock_guard<std::mutex> l(log_lock_);
   out.insert(out.end(), z3_log_.begin(), z3_log_.end());

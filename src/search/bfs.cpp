@@ -1,6 +1,7 @@
 // The breadth-first driver: the layers of unexpanded states, the choice of what to expand next under
 // the memory limit, checkpoints and resuming.
 #include <algorithm>
+#include <utility>
 
 #include "bfs_impl.h"
 #include "state_wire.h"
@@ -72,6 +73,31 @@ Frontier Bfs::take_slab() {
   return f;
 }
 
+void Bfs::keep_child(ThreadScratch& s, const uint8_t* state, size_t bytes) {
+  if (!s.open.fits(bytes)) {
+    if (!s.open.empty()) s.full.push_back(std::move(s.open));
+    s.open = take_slab();
+  }
+  s.open.push_bytes(state, bytes);
+  ++s.kept;
+  s.kept_bytes += bytes;
+}
+
+void Bfs::join_full() {
+  for (ThreadScratch& s : scratch_) {
+    for (Frontier& f : s.full) layers_[open_depth_].add(std::move(f));
+    s.full.clear();
+  }
+}
+
+void Bfs::flush() {
+  if (open_depth_ < 0) return;
+  join_full();
+  for (ThreadScratch& s : scratch_)
+    if (!s.open.empty()) layers_[open_depth_].add(std::exchange(s.open, Frontier{}));
+  open_depth_ = -1;
+}
+
 // A whole batch, or under a memory limit as many states as the room left holds children for (by the
 // children's bytes per state so far), at least kMinBatch: the frontier passes the limit by at most
 // about the children of kMinBatch states.
@@ -89,6 +115,7 @@ size_t Bfs::batch_size() const {
 size_t Bfs::frontier_bytes() const {
   size_t n = 0;
   for (const Layer& l : layers_) n += l.bytes();
+  for (const ThreadScratch& s : scratch_) n += s.open.bytes();
   return n;
 }
 
@@ -116,6 +143,7 @@ bool Bfs::advance() {
 
 void Bfs::save(bool complete) {
   if (opt_.checkpoint_dir.empty()) return;
+  flush();
   Checkpoint c;
   c.run_key = run_key_;
   c.current = current_;
@@ -138,8 +166,11 @@ void Bfs::save(bool complete) {
 
 void Bfs::run() {
   int last = current_;
-  while (sync() && advance()) {
-    if (current_ != last) save(false);  // a level (or a chunk of one) is done
+  while (true) {
+    if (layers_[current_].size() == 0) flush();  // so that advance() sees every child
+    if (!sync() || !advance()) break;
+    if (current_ == open_depth_) flush();  // before the layer is read
+    if (current_ != last) save(false);     // a level (or a chunk of one) is done
     last = current_;
     Layer& layer = layers_[current_];
     progress_.level.store(current_);
@@ -151,6 +182,7 @@ void Bfs::run() {
     r_.peak_frontier_mib = std::max(r_.peak_frontier_mib, double(frontier_bytes()) / (1 << 20));
     layers_[current_].drop_back(batch_.size(), spare_);
   }
+  flush();
   save(!e_.stop.load());
 }
 

@@ -14,27 +14,30 @@
 
 namespace ugs::search_detail {
 
-uint64_t structural_key(const State& s) {
-  return Hasher().add(structural_hash(s.g)).add(s.open ? structural_hash(s.b) : 0).value();
+void Bfs::dedup() {
+  dedup_structural();
+  if (opt_.dedup == Dedup::Function) dedup_function();
 }
 
-void Bfs::dedup(std::vector<std::vector<uint8_t>>& keep) {
-  dedup_structural(keep);
-  if (opt_.dedup == Dedup::Function) dedup_function(keep);
-}
-
-void Bfs::dedup_structural(std::vector<std::vector<uint8_t>>& keep) {
+// Keys go into an open-addressing set in chunk order; a key already there is a duplicate, dropped.
+void Bfs::dedup_structural() {
   const auto t0 = Clock::now();
-  auto& all = keyed_;  // key, thread, child
-  all.clear();
-  for (size_t t = 0; t < scratch_.size(); ++t)
-    for (size_t i = 0; i < scratch_[t].keys.size(); ++i)
-      all.emplace_back(scratch_[t].keys[i], static_cast<uint32_t>(t), static_cast<uint32_t>(i));
-  std::sort(all.begin(), all.end());
-  for (size_t k = 1; k < all.size(); ++k)
-    if (std::get<0>(all[k]) == std::get<0>(all[k - 1])) {
-      keep[std::get<1>(all[k])][std::get<2>(all[k])] = 0;
-      ++collector_.c.pruned.dedup;
+  size_t n = 0;
+  for (size_t c = 0; c < num_chunks(); ++c) n += chunks_[c].keys.size();
+  size_t slots = 16;
+  while (slots < 2 * n) slots *= 2;
+  std::vector<uint64_t>& set = key_set_;
+  set.assign(slots, 0);  // 0 marks an empty slot; a key of 0 is stored as 1 (a collision among 2^64)
+  for (size_t c = 0; c < num_chunks(); ++c)
+    for (size_t i = 0; i < chunks_[c].keys.size(); ++i) {
+      const uint64_t key = std::max<uint64_t>(chunks_[c].keys[i], 1);
+      size_t at = key & (slots - 1);
+      while (set[at] != 0 && set[at] != key) at = (at + 1) & (slots - 1);
+      if (set[at] == key) {
+        chunks_[c].keep[i] = 0;
+        ++collector_.c.pruned.dedup;
+      }
+      set[at] = key;
     }
   collector_.c.phase_s.dedup += seconds_since(t0);
 }
@@ -56,16 +59,16 @@ uint64_t function_key(const KernelGraph& g, std::span<const uint64_t> hashes) {
 
 }  // namespace
 
-void Bfs::dedup_function(std::vector<std::vector<uint8_t>>& keep) {
+void Bfs::dedup_function() {
   auto t0 = Clock::now();
   std::vector<const KernelGraph*> graphs;
-  std::vector<std::pair<uint32_t, uint32_t>> where;  // thread, child
-  for (size_t t = 0; t < scratch_.size(); ++t)
-    for (size_t j = 0; j < scratch_[t].kernel_level.size(); ++j) {
-      const uint32_t child = scratch_[t].kernel_level_child[j];
-      if (!keep[t][child]) continue;
-      graphs.push_back(&scratch_[t].kernel_level[j]);
-      where.emplace_back(static_cast<uint32_t>(t), child);
+  std::vector<std::pair<uint32_t, uint32_t>> where;  // chunk, child
+  for (size_t c = 0; c < num_chunks(); ++c)
+    for (size_t j = 0; j < chunks_[c].kernel_level.size(); ++j) {
+      const uint32_t child = chunks_[c].kernel_level_child[j];
+      if (!chunks_[c].keep[child]) continue;
+      graphs.push_back(&chunks_[c].kernel_level[j]);
+      where.emplace_back(static_cast<uint32_t>(c), child);
     }
   if (graphs.empty()) return;
   Fingerprints fp;
@@ -77,9 +80,9 @@ void Bfs::dedup_function(std::vector<std::vector<uint8_t>>& keep) {
   const GpuSpec gpu = *gpu_preset(opt_.cost_gpu);
   std::vector<std::tuple<uint64_t, double, uint64_t, size_t>> ranked(graphs.size());  // key, cost, tie, index
   parallel(graphs.size(), [&](size_t k, int) {
-    const auto [t, child] = where[k];
+    const auto [c, child] = where[k];
     ranked[k] = {function_key(*graphs[k], fp.of(k)), estimate(*graphs[k], gpu).estimated_us,
-                 scratch_[t].keys[child], k};
+                 chunks_[c].keys[child], k};
   });
   std::sort(ranked.begin(), ranked.end());
   for (size_t k = 0; k < ranked.size(); ++k) {
@@ -93,8 +96,8 @@ void Bfs::dedup_function(std::vector<std::vector<uint8_t>>& keep) {
         continue;
       }
     }
-    const auto [t, child] = where[std::get<3>(ranked[k])];
-    keep[t][child] = 0;
+    const auto [c, child] = where[std::get<3>(ranked[k])];
+    chunks_[c].keep[child] = 0;
     ++collector_.c.pruned.dedup;
   }
   collector_.c.phase_s.dedup += seconds_since(t0);

@@ -1,60 +1,130 @@
-// One batch of the breadth-first search: decode, verify in bulk, generate, query the oracle in bulk,
-// make the children. Each phase is one parallel loop over the batch or one bulk call; the serial glue
-// between them only concatenates the threads' buffers, in thread order, so a run is repeatable.
+// One batch of the breadth-first search. The batch is cut into chunks of kChunk states that threads
+// take dynamically; each state is decoded into its thread's scratch and, while it is hot in cache,
+// generated and its children made: a step whose query the oracle's cache knows (nearly all) is
+// settled inline, the others wait for the batch's one oracle call. States with completions wait
+// for the batch's one fingerprint call. The serial glue reads the chunks in order, so a run is
+// repeatable whatever thread took which chunk.
 #include <algorithm>
 
 #include "bfs_impl.h"
-#include "ugs/ir/canonical.h"
-#include "ugs/util/hash.h"
 
 namespace ugs::search_detail {
+
+void Chunk::clear() {
+  children.clear();
+  keys.clear();
+  keep.clear();
+  kernel_level.clear();
+  kernel_level_child.clear();
+  misses.clear();
+  deferred.clear();
+  completions.clear();
+  owners.clear();
+}
 
 void Bfs::expand(int depth) {
   if (r_.levels.size() <= static_cast<size_t>(depth)) r_.levels.resize(depth + 1);
   r_.levels[depth].level = depth;
   r_.levels[depth].frontier += batch_.size();
-  decode();
+  n_ = batch_.size();
+  if (chunks_.size() < num_chunks()) chunks_.resize(num_chunks());
+  for (ThreadScratch& s : scratch_) s.candidates = s.cache_hits = 0;
+  expand_chunks();
   verify();
-  generate();
-  check_exprs();
-  make_children(depth);
+  expand_deferred();
+  settle_misses();
+  uint64_t candidates = 0, hits = 0;
+  for (const ThreadScratch& s : scratch_) {
+    candidates += s.candidates;
+    hits += s.cache_hits;
+  }
+  e_.oracle.add_cache_hits(hits);
+  r_.levels[depth].candidates += candidates;
+  keep_children(depth);
+  expanded_ += n_;
 }
 
-void Bfs::decode() {
+void Bfs::expand_chunks() {
   const auto t0 = Clock::now();
-  n_ = batch_.size();
-  if (states_.size() < n_) states_.resize(n_);
-  matched_.assign(n_, 0);
-  verified_.assign(n_, 0);
-  parallel(n_, [&](size_t i, int) { search_detail::decode(batch_[i], states_[i]); });
+  each_chunk([&](size_t c, int t) {
+    Chunk& ch = chunks_[c];
+    ch.clear();
+    Worker& w = workers_[t];
+    State& s = scratch_[t].state;
+    const size_t end = std::min(n_, (c + 1) * kChunk);
+    for (size_t i = c * kChunk; i < end; ++i) {
+      ++w.c.states;
+      w.progress.fetch_add(1, std::memory_order_relaxed);
+      decode(batch_[i], s);
+      const size_t before = ch.completions.size();
+      e_.gen.completions(s, ch.completions);
+      if (ch.completions.size() > before) {  // verified first: a verified μGraph is not extended
+        ch.owners.resize(ch.completions.size(), static_cast<uint32_t>(i));
+        ch.deferred.push_back(static_cast<uint32_t>(i));
+        continue;
+      }
+      generate(static_cast<uint32_t>(i), ch, t);
+    }
+  });
   collector_.c.phase_s.expand += seconds_since(t0);
 }
 
-// The μGraphs the batch's states complete, fingerprinted in one call. A state with a match is not
-// expanded if one of its matching completions passes confirmation (as `visit` does in the depth-first
-// drivers); the confirmations run as tasks beside the generation of the other states.
-void Bfs::verify() {
-  auto t0 = Clock::now();
-  for (ThreadScratch& s : scratch_) {
-    s.completions.clear();
-    s.owners.clear();
+// The steps from state i; those the cache settles become children at once.
+void Bfs::generate(uint32_t i, Chunk& c, int t) {
+  ThreadScratch& s = scratch_[t];
+  Worker& w = workers_[t];
+  s.steps.clear();
+  e_.gen.candidates(s.state, s.steps, w.c.pruned);
+  w.c.candidates += s.steps.size();
+  s.candidates += s.steps.size();
+  for (const Step& st : s.steps) {
+    if (st.query == kNoQuery) {
+      make_child(st, c, t);
+      continue;
+    }
+    const std::optional<bool> known = e_.oracle.cached(st.query);
+    if (!known) {
+      c.misses.push_back({i, st});
+    } else {
+      ++s.cache_hits;
+      if (*known)
+        make_child(st, c, t);
+      else
+        ++w.c.pruned.expr;
+    }
   }
-  parallel(n_, [&](size_t i, int t) {
-    ThreadScratch& s = scratch_[t];
-    e_.gen.completions(states_[i], s.completions);
-    s.owners.resize(s.completions.size(), static_cast<uint32_t>(i));
-  });
+}
+
+// Applies st to the decoded parent in scratch_[t].state, encodes the child, and takes the step back;
+// a step that is not an op is applied to a copy.
+void Bfs::make_child(const Step& st, Chunk& c, int t) {
+  ThreadScratch& s = scratch_[t];
+  const bool in_place = Generator::appends_op(st);
+  State& child = in_place ? s.state : (s.child = s.state);
+  e_.gen.apply_in_place(child, st);
+  if (opt_.dedup == Dedup::Function && !child.open) {
+    c.kernel_level.push_back(child.g);
+    c.kernel_level_child.push_back(static_cast<uint32_t>(c.children.size()));
+  }
+  c.children.push(child);
+  c.keys.push_back(structural_key(c.children.state_bytes(c.children.size() - 1)));
+  if (in_place) Generator::undo_op(s.state, st);
+}
+
+// The batch's completions in one backend call. A state with a match is not expanded if one of its
+// matching completions passes confirmation (as `visit` does in the depth-first drivers).
+void Bfs::verify() {
   graphs_.clear();
   owner_.clear();
   runs_.clear();
-  for (ThreadScratch& s : scratch_)
-    for (size_t k = 0; k < s.completions.size(); ++k) {
-      graphs_.push_back(&s.completions[k]);
-      owner_.push_back(s.owners[k]);
+  for (size_t c = 0; c < num_chunks(); ++c)
+    for (size_t k = 0; k < chunks_[c].completions.size(); ++k) {
+      graphs_.push_back(&chunks_[c].completions[k]);
+      owner_.push_back(chunks_[c].owners[k]);
     }
-  collector_.c.phase_s.expand += seconds_since(t0);
+  verified_.assign(n_, 0);
   if (graphs_.empty()) return;
-  t0 = Clock::now();
+  const auto t0 = Clock::now();
   e_.verifier.backend().fingerprint(graphs_, fp_);
   collector_.c.fingerprint_evals += graphs_.size();
   collector_.c.phase_s.fingerprint += seconds_since(t0);
@@ -62,12 +132,10 @@ void Bfs::verify() {
     size_t end = k;
     bool any = false;
     while (end < graphs_.size() && owner_[end] == owner_[k]) any |= fp_.match[end++] != 0;
-    if (any) {
-      runs_.emplace_back(k, end);
-      matched_[owner_[k]] = 1;
-    }
+    if (any) runs_.emplace_back(k, end);
     k = end;
   }
+  parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); });
 }
 
 // Confirms run j's matching completions in order; the first that passes is recorded.
@@ -87,126 +155,86 @@ void Bfs::confirm_run(size_t j) {
     break;
   }
   w.c.phase_s.verify += seconds_since(t0);
-  w.c.busy_s += seconds_since(t0);
 }
 
-void Bfs::generate_one(size_t i, int t) {
-  ThreadScratch& s = scratch_[t];
-  Worker& w = workers_[t];
-  s.steps.clear();
-  e_.gen.candidates(states_[i], s.steps, w.c.pruned);
-  w.c.candidates += s.steps.size();
-  for (const Step& st : s.steps) s.pending.push_back({static_cast<uint32_t>(i), st});
-}
-
-void Bfs::generate() {
+void Bfs::expand_deferred() {
   const auto t0 = Clock::now();
-  for (ThreadScratch& s : scratch_) s.pending.clear();
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    const auto busy = Clock::now();
-#pragma omp single nowait
-    for (size_t j = 0; j < runs_.size(); ++j) {
-#pragma omp task firstprivate(j)
-      confirm_run(j);
-    }
-#pragma omp for schedule(static, 16) nowait
-    for (size_t i = 0; i < n_; ++i) {
-      ++workers_[t].c.states;
-      workers_[t].progress.fetch_add(1, std::memory_order_relaxed);
-      if (!matched_[i]) generate_one(i, t);
-    }
-    workers_[t].c.busy_s += seconds_since(busy);
-  }  // the barrier waits for the confirmations
-  for (const auto& [begin, end] : runs_)  // every match a false pass (rare): expanded after all
-    if (!verified_[owner_[begin]]) generate_one(owner_[begin], 0);
-  collector_.c.phase_s.expand += seconds_since(t0);
-}
-
-// Every query of the batch in one oracle call (which answers each distinct one once).
-void Bfs::check_exprs() {
-  const auto t0 = Clock::now();
-  std::vector<expr::ExprId>& queries = queries_;
-  std::vector<uint8_t>& answers = answers_;
-  queries.clear();
-  for (const ThreadScratch& s : scratch_)
-    for (const Pending& p : s.pending)
-      if (p.step.query != kNoQuery) queries.push_back(p.step.query);
-  share_z3(queries);  // with ranks: what only z3 can answer, solved once over all of them
-  e_.oracle.is_subexpr_batch(queries, answers);
-  size_t q = 0;
-  for (ThreadScratch& s : scratch_) {
-    s.keep.resize(s.pending.size());
-    for (size_t k = 0; k < s.pending.size(); ++k) {
-      s.keep[k] = s.pending[k].step.query == kNoQuery || answers[q++];
-      collector_.c.pruned.expr += !s.keep[k];
-    }
-  }
-  collector_.c.phase_s.expr += seconds_since(t0);
-}
-
-// The kept steps applied and encoded by the thread that generated them, deduplicated, then copied
-// into slabs (in parallel) that join the next layer in thread order.
-void Bfs::make_children(int depth) {
-  auto t0 = Clock::now();
-  const bool by_function = opt_.dedup == Dedup::Function;
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    const auto busy = Clock::now();
-    ThreadScratch& s = scratch_[t];
-    s.children.clear();
-    s.keys.clear();
-    s.kernel_level.clear();
-    s.kernel_level_child.clear();
-    for (size_t k = 0; k < s.pending.size(); ++k) {
-      if (!s.keep[k]) continue;
-      s.child = states_[s.pending[k].parent];
-      e_.gen.apply_in_place(s.child, s.pending[k].step);
-      s.keys.push_back(structural_key(s.child));
-      if (by_function && !s.child.open) {
-        s.kernel_level.push_back(s.child.g);
-        s.kernel_level_child.push_back(static_cast<uint32_t>(s.children.size()));
+  each_chunk([&](size_t c, int t) {
+    Chunk& ch = chunks_[c];
+    for (uint32_t i : ch.deferred)
+      if (!verified_[i]) {
+        decode(batch_[i], scratch_[t].state);
+        generate(i, ch, t);
       }
-      s.children.push(s.child);
-    }
-    workers_[t].c.busy_s += seconds_since(busy);
-  }
+  });
   collector_.c.phase_s.expand += seconds_since(t0);
+}
 
-  std::vector<std::vector<uint8_t>> keep(scratch_.size());
-  for (size_t t = 0; t < scratch_.size(); ++t) keep[t].assign(scratch_[t].children.size(), 1);
-  dedup(keep);
-  const uint64_t routed = route_out(keep);  // with ranks: the children other ranks own leave
+// The queries the cache did not know, in one oracle call that answers each distinct one once (with
+// ranks, those only z3 can answer once over all ranks); then the children of the kept steps, each
+// parent decoded once more.
+void Bfs::settle_misses() {
+  auto t0 = Clock::now();
+  queries_.clear();
+  for (size_t c = 0; c < num_chunks(); ++c)
+    for (const Pending& p : chunks_[c].misses) queries_.push_back(p.step.query);
+  share_z3(queries_);
+  e_.oracle.is_subexpr_batch(queries_, answers_);
+  collector_.c.phase_s.expr += seconds_since(t0);
+  if (queries_.empty()) return;
 
   t0 = Clock::now();
+  std::vector<size_t> first(num_chunks() + 1, 0);  // chunk c's answers start at first[c]
+  for (size_t c = 0; c < num_chunks(); ++c) first[c + 1] = first[c] + chunks_[c].misses.size();
+  each_chunk([&](size_t c, int t) {
+    uint32_t decoded = ~0u;
+    for (size_t k = 0; k < chunks_[c].misses.size(); ++k) {
+      const Pending& p = chunks_[c].misses[k];
+      if (!answers_[first[c] + k]) {
+        ++workers_[t].c.pruned.expr;
+        continue;
+      }
+      if (p.parent != decoded) decode(batch_[p.parent], scratch_[t].state);
+      decoded = p.parent;
+      make_child(p.step, chunks_[c], t);
+    }
+  });
+  collector_.c.phase_s.expand += seconds_since(t0);
+}
+
+// The children deduplicated, those other ranks own sent to them, the rest copied into the threads'
+// open slabs: thread t takes a fixed range of chunks, so the layer's order does not depend on timing.
+void Bfs::keep_children(int depth) {
+  for (size_t c = 0; c < num_chunks(); ++c) chunks_[c].keep.assign(chunks_[c].children.size(), 1);
+  dedup();
+  const uint64_t routed = route_out();
+
+  const auto t0 = Clock::now();
+  if (open_depth_ != depth + 1) flush();
+  open_depth_ = depth + 1;
+  const size_t n = num_chunks();
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     const auto busy = Clock::now();
     ThreadScratch& s = scratch_[t];
-    s.slabs.clear();
-    for (size_t i = 0; i < s.children.size(); ++i) {
-      if (!keep[t][i]) continue;
-      if (s.slabs.empty() || !s.slabs.back().fits(s.children.bytes_of(i))) s.slabs.push_back(take_slab());
-      s.slabs.back().push_from(s.children, i);
+    s.kept = s.kept_bytes = 0;
+    for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {
+      const Chunk& ch = chunks_[c];
+      for (size_t i = 0; i < ch.children.size(); ++i)
+        if (ch.keep[i]) keep_child(s, ch.children.state_bytes(i), ch.children.bytes_of(i));
     }
     workers_[t].c.busy_s += seconds_since(busy);
   }
   uint64_t survivors = routed;
-  for (ThreadScratch& s : scratch_)
-    for (Frontier& slab : s.slabs) {
-      survivors += slab.size();
-      children_bytes_ += slab.bytes();
-      layers_[depth + 1].add(std::move(slab));
-    }
+  for (const ThreadScratch& s : scratch_) {
+    survivors += s.kept;
+    children_bytes_ += s.kept_bytes;
+  }
   collector_.c.phase_s.expand += seconds_since(t0);
-  route_in(depth, keep);  // and those this rank owns arrive
-  expanded_ += n_;
-  LevelStats& l = r_.levels[depth];
-  for (const ThreadScratch& s : scratch_) l.candidates += s.pending.size();
-  l.survivors += survivors;
+  route_in();
+  join_full();
+  r_.levels[depth].survivors += survivors;
 }
 
 }  // namespace ugs::search_detail

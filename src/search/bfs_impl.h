@@ -21,23 +21,34 @@ struct Pending {
   Step step;
 };
 
-// What one thread writes during a batch; read by the serial glue between phases.
-struct alignas(64) ThreadScratch {
+// What one chunk of a batch (kChunk consecutive states) produces. Threads take chunks dynamically;
+// the serial glue reads the chunks in order, so the next layer is the same in every run.
+struct Chunk {
+  Frontier children;                         // encoded, in the order they were made
+  std::vector<uint64_t> keys;                // per child: its structural key
+  std::vector<uint8_t> keep;                 // per child: survives dedup and routing
+  std::vector<KernelGraph> kernel_level;     // function dedup: the children outside any block graph
+  std::vector<uint32_t> kernel_level_child;  // and their index in `children`
+  std::vector<Pending> misses;               // steps whose query the oracle's cache did not know
+  std::vector<uint32_t> deferred;            // states with completions: expanded once they are verified
   std::vector<KernelGraph> completions;
   std::vector<uint32_t> owners;  // the batch state each completion came from
-  std::vector<Step> steps;
-  std::vector<Pending> pending;
-  std::vector<uint8_t> keep;      // per pending: passed the oracle
-  Frontier children;               // this batch's, reused: grows once to the largest batch
-  std::vector<Frontier> slabs;     // the kept children, copied into slabs that join the next layer
-  std::vector<uint64_t> keys;     // per child: its structural key
-  std::vector<KernelGraph> kernel_level;  // function dedup: children outside any block graph
-  std::vector<uint32_t> kernel_level_child;  // their index in `children`
-  State child;
+  void clear();
 };
 
-// The identity of a state under structural dedup, and (with ranks) what decides its owner.
-uint64_t structural_key(const State& s);
+// One thread's scratch memory, reused by every batch.
+struct alignas(64) ThreadScratch {
+  State state;  // the batch state being expanded, decoded; children are applied to it and taken back
+  State child;  // a child that is not an op (opening, closing a block graph), or one that arrived
+  std::vector<Step> steps;
+  Frontier buffer;  // an arriving child, re-encoded
+  // The kept children are copied into the thread's open slab, which lives across batches: a slab
+  // joins its layer when full (through `full`, in thread order after the batch) or when flushed.
+  Frontier open;
+  std::vector<Frontier> full;
+  uint64_t kept = 0, kept_bytes = 0;  // this batch's kept children and their bytes
+  uint64_t candidates = 0, cache_hits = 0;  // this batch's steps, and queries the cache answered inline
+};
 
 class Bfs {
  public:
@@ -58,28 +69,32 @@ class Bfs {
   void rebuild_expressions(Layer& l) const;
 
   // bfs_expand.cpp: one batch.
+  static constexpr size_t kChunk = 16;
   void expand(int depth);
-  void decode();
-  void verify();
-  void generate();
-  void generate_one(size_t i, int thread);
+  void expand_chunks();         // every state, but those with completions: generated, children made
+  void verify();                // the completions, fingerprinted in one call; matches confirmed
+  void expand_deferred();       // the states with completions that none of theirs passed
+  void settle_misses();         // the queries the cache did not know, in one oracle batch
+  void keep_children(int depth);  // deduplicated, routed, copied into the open slabs
+  void generate(uint32_t i, Chunk& c, int t);  // state i, decoded in scratch_[t].state
+  void make_child(const Step& st, Chunk& c, int t);  // of scratch_[t].state
   void confirm_run(size_t j);
-  void check_exprs();
-  void make_children(int depth);
   template <class F>
   void parallel(size_t n, F body);
+  template <class F>
+  void each_chunk(F body);  // body(chunk index, thread) over the batch's chunks, dynamically scheduled
 
   // bfs_dedup.cpp: which children survive.
-  void dedup(std::vector<std::vector<uint8_t>>& keep);
-  void dedup_structural(std::vector<std::vector<uint8_t>>& keep);
-  void dedup_function(std::vector<std::vector<uint8_t>>& keep);
+  void dedup();
+  void dedup_structural();
+  void dedup_function();
 
   // bfs_ranks.cpp: what the ranks of a distributed run share (each a collective); in one process,
   // each passes through (sync() only reads the local frontier).
   bool sync();  // the frontier's sizes summed over ranks into view_; false when any rank stops
   void share_z3(const std::vector<expr::ExprId>& queries);  // those only z3 answers: once over all ranks
-  uint64_t route_out(std::vector<std::vector<uint8_t>>& keep);  // children others own leave; their count
-  void route_in(int depth, const std::vector<std::vector<uint8_t>>& keep);  // and those this rank owns arrive
+  uint64_t route_out();  // children others own leave (their keep cleared); their count
+  void route_in();       // and those this rank owns arrive, into the open slabs
   void store(const Checkpoint& c);  // one file per rank, and a manifest
   Checkpoint load();
   struct View {
@@ -90,8 +105,7 @@ class Bfs {
   Comm* ranks_ = nullptr;  // null in one process
   View view_;
   uint64_t sent_before_ = 0;  // the rank's bytes sent when the batch began
-  std::vector<std::vector<WireWriter>> outbox_;  // per thread, per rank: children it owns
-  std::vector<std::vector<Frontier>> arrived_;   // per thread: slabs of children that arrived
+  std::vector<WireWriter> outbox_;  // per rank: children it owns
   uint64_t generation_ = 0;                      // checkpoints written (the manifest's count)
 
   const Engine& e_;
@@ -114,10 +128,16 @@ class Bfs {
   std::vector<Frontier> spare_;
   std::mutex spare_lock_;
   Frontier take_slab();
-  std::vector<State> states_;     // the batch, decoded
+  // The threads' open slabs hold children of layer open_depth_ (-1: none). They join it when full, and
+  // all of them before that layer is read: before it is expanded, before advance() looks for states
+  // (when the current layer runs out), before a checkpoint.
+  int open_depth_ = -1;
+  void keep_child(ThreadScratch& s, const uint8_t* state, size_t bytes);  // into the thread's open slab
+  void join_full();                                                 // after a batch, in thread order
+  void flush();
   size_t n_ = 0;                  // states in the batch
-  std::vector<uint8_t> matched_;  // per batch state: a completion's fingerprint matched
-  std::vector<uint8_t> verified_;  // and one passed confirmation (written by the confirming tasks)
+  std::vector<Chunk> chunks_;     // the batch's, reused
+  std::vector<uint8_t> verified_;  // per batch state: one of its completions passed confirmation
   std::vector<const KernelGraph*> graphs_;  // the batch's completions, fingerprinted together
   std::vector<uint32_t> owner_;   // the batch state each came from
   Fingerprints fp_;
@@ -127,7 +147,8 @@ class Bfs {
   // Reused between batches, so a batch allocates nothing once the first ones have run.
   std::vector<expr::ExprId> queries_;
   std::vector<uint8_t> answers_;
-  std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> keyed_;  // function dedup: kernel-level states kept so far
+  std::vector<uint64_t> key_set_;  // structural dedup: the batch's keys, open addressing
+  size_t num_chunks() const { return (n_ + kChunk - 1) / kChunk; }
 };
 
 // body(i, thread) for i in [0, n) on the run's threads, in interleaved chunks of 16 (the same split
@@ -140,6 +161,19 @@ void Bfs::parallel(size_t n, F body) {
     const auto t0 = Clock::now();
 #pragma omp for schedule(static, 16) nowait
     for (size_t i = 0; i < n; ++i) body(i, t);
+    workers_[t].c.busy_s += seconds_since(t0);
+  }
+}
+
+template <class F>
+void Bfs::each_chunk(F body) {
+  const size_t n = num_chunks();
+#pragma omp parallel num_threads(threads_)
+  {
+    const int t = omp_get_thread_num();
+    const auto t0 = Clock::now();
+#pragma omp for schedule(dynamic, 1) nowait
+    for (size_t c = 0; c < n; ++c) body(c, t);
     workers_[t].c.busy_s += seconds_since(t0);
   }
 }

@@ -100,40 +100,33 @@ void Bfs::share_z3(const std::vector<expr::ExprId>& queries) {
       e_.oracle.learn(distinct[r + j * ranks_->size()], all[r][j] != 0);
 }
 
-// Children other ranks own go to this rank's outbox (each thread its own part), out of `keep`.
-uint64_t Bfs::route_out(std::vector<std::vector<uint8_t>>& keep) {
+// Children other ranks own go to this rank's outbox, out of the chunks' `keep`.
+uint64_t Bfs::route_out() {
   if (!ranks_) return 0;
   const int n = ranks_->size(), me = ranks_->rank();
-  outbox_.resize(scratch_.size());
-  std::vector<uint64_t> routed(scratch_.size()), bytes(scratch_.size());
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    const ThreadScratch& s = scratch_[t];
-    outbox_[t].assign(n, WireWriter{});
-    for (size_t i = 0; i < s.children.size(); ++i) {
-      const int owner = owner_of(s.keys[i], n);
-      if (!keep[t][i] || owner == me) continue;
-      put_state(s.children.state_bytes(i), s.children.bytes_of(i), outbox_[t][owner]);
-      keep[t][i] = 0;
-      ++routed[t];
-      bytes[t] += s.children.bytes_of(i);
+  outbox_.assign(n, WireWriter{});
+  uint64_t routed = 0;
+  for (size_t c = 0; c < num_chunks(); ++c) {
+    Chunk& ch = chunks_[c];
+    for (size_t i = 0; i < ch.children.size(); ++i) {
+      const int owner = owner_of(ch.keys[i], n);
+      if (!ch.keep[i] || owner == me) continue;
+      put_state(ch.children.state_bytes(i), ch.children.bytes_of(i), outbox_[owner]);
+      ch.keep[i] = 0;
+      ++routed;
+      children_bytes_ += ch.children.bytes_of(i);
     }
   }
-  for (size_t t = 0; t < scratch_.size(); ++t) children_bytes_ += bytes[t];
-  uint64_t total = 0;
-  for (uint64_t x : routed) total += x;
-  return total;
+  return routed;
 }
 
 // What the other ranks routed here joins layer depth + 1 unless an equal state is already there from
 // this batch (the dedup guard, now over every rank's children), with its expressions rebuilt.
-void Bfs::route_in(int depth, const std::vector<std::vector<uint8_t>>& keep) {
+void Bfs::route_in() {
   if (!ranks_) return;
   auto t0 = Clock::now();
   std::vector<std::string> to(ranks_->size());
-  for (std::vector<WireWriter>& per_rank : outbox_)
-    for (int r = 0; r < ranks_->size(); ++r) to[r] += per_rank[r].take();
+  for (int r = 0; r < ranks_->size(); ++r) to[r] = outbox_[r].take();
   const std::vector<std::string> from = ranks_->all_to_all(to);
   collector_.c.phase_s.exchange += seconds_since(t0);
 
@@ -142,14 +135,11 @@ void Bfs::route_in(int depth, const std::vector<std::vector<uint8_t>>& keep) {
   for (int r = 0; r < ranks_->size(); ++r)
     for (WireReader rd(from[r]); !rd.done();) items.push_back(rd.get_bytes());
   std::vector<uint64_t> keys(items.size());
-  parallel(items.size(), [&](size_t i, int t) {
-    search_detail::decode(reinterpret_cast<const uint8_t*>(items[i].data()), scratch_[t].child);
-    keys[i] = structural_key(scratch_[t].child);
-  });
+  for (size_t i = 0; i < items.size(); ++i) keys[i] = structural_key(reinterpret_cast<const uint8_t*>(items[i].data()));
   std::unordered_set<uint64_t> present;
-  for (size_t t = 0; t < scratch_.size(); ++t)
-    for (size_t i = 0; i < scratch_[t].keys.size(); ++i)
-      if (keep[t][i]) present.insert(scratch_[t].keys[i]);
+  for (size_t c = 0; c < num_chunks(); ++c)
+    for (size_t i = 0; i < chunks_[c].keys.size(); ++i)
+      if (chunks_[c].keep[i]) present.insert(chunks_[c].keys[i]);
   std::vector<uint8_t> fresh(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     fresh[i] = present.insert(keys[i]).second;
@@ -157,25 +147,18 @@ void Bfs::route_in(int depth, const std::vector<std::vector<uint8_t>>& keep) {
   }
   collector_.c.phase_s.dedup += seconds_since(t0);
 
-  arrived_.resize(scratch_.size());
-  for (std::vector<Frontier>& slabs : arrived_) slabs.clear();
+  for (ThreadScratch& s : scratch_) s.kept = 0;
   parallel(items.size(), [&](size_t i, int t) {
     if (!fresh[i]) return;
     ThreadScratch& s = scratch_[t];
     search_detail::decode(reinterpret_cast<const uint8_t*>(items[i].data()), s.child);
     search_detail::rebuild_expressions(s.child, e_.gen.pool());
-    s.children.clear();  // spent: its survivors are in this batch's slabs
-    s.children.push(s.child);
-    std::vector<Frontier>& slabs = arrived_[t];
-    if (slabs.empty() || !slabs.back().fits(s.children.bytes_of(0))) slabs.push_back(take_slab());
-    slabs.back().push_from(s.children, 0);
+    s.buffer.clear();
+    s.buffer.push(s.child);
+    keep_child(s, s.buffer.state_bytes(0), s.buffer.bytes_of(0));
   });
-  for (std::vector<Frontier>& slabs : arrived_)
-    for (Frontier& slab : slabs) {
-      r_.items += slab.size();
-      layers_[depth + 1].add(std::move(slab));
-    }
-  r_.levels[depth].bytes += ranks_->bytes_sent() - sent_before_;
+  for (const ThreadScratch& s : scratch_) r_.items += s.kept;
+  r_.levels[open_depth_ - 1].bytes += ranks_->bytes_sent() - sent_before_;
 }
 
 namespace {

@@ -210,6 +210,16 @@ void Generator::apply_in_place(State& c, const Step& st) const {
   }
 }
 
+void Generator::undo_op(State& s, const Step& st) {
+  if (st.kind == Step::Kind::KernelOp) {
+    s.g.pop_op();
+    s.kexpr.pop_back();
+  } else {
+    s.b.pop_op();
+    s.bexpr.pop_back();
+  }
+}
+
 void Generator::completions(const State& s, std::vector<KernelGraph>& out) const {
   if (s.open) return;
   const FixedVec<int32_t, kMaxTensors> open = s.g.open_tensors();

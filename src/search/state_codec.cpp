@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ugs/util/hash.h"
+
 namespace ugs::search_detail {
 namespace {
 
@@ -162,44 +164,53 @@ void unpack(Reader& r, BlockGraph& b) {
 
 // No state encodes to more than this: every vector full, every varint at its longest.
 constexpr size_t kMaxEncoded = 3 * sizeof(State);
+constexpr size_t kLengthBytes = 2;  // the structure's length
+static_assert(kMaxEncoded < 65536, "a structure's length must fit in two bytes");
 
 }  // namespace
 
+// Layout: the structure's length (two bytes), the structure (graphs and the open block graph), then
+// the expression ids. The structure alone identifies a state: expressions follow from it, and their
+// ids differ between pools (between ranks, between a run and its resume).
 void encode(const State& s, Bytes& out) {
   uint8_t buf[kMaxEncoded];
-  Writer w(buf);
+  Writer w(buf + kLengthBytes);
   pack(w, s.g.tensors);
   w.u8(s.g.num_inputs);
   pack(w, s.g.ops);
   w.u8(s.g.blocks.size());
   for (const BlockGraph& b : s.g.blocks) pack(w, b);
   pack(w, s.g.outputs);
-  pack(w, s.kexpr);
   w.u8(s.open);
-  if (s.open) {
-    pack(w, s.b);
-    pack(w, s.bexpr);
-  }
+  if (s.open) pack(w, s.b);
+  const auto structure = static_cast<uint16_t>(w.end() - buf - kLengthBytes);
+  std::memcpy(buf, &structure, kLengthBytes);
+  pack(w, s.kexpr);
+  if (s.open) pack(w, s.bexpr);
   out.insert(out.end(), buf, w.end());
 }
 
 const uint8_t* decode(const uint8_t* p, State& s) {
-  Reader r(p);
+  Reader r(p + kLengthBytes);
   unpack(r, s.g.tensors);
   s.g.num_inputs = r.u8();
   unpack(r, s.g.ops);
   s.g.blocks.resize(r.u8());
   for (BlockGraph& b : s.g.blocks) unpack(r, b);
   unpack(r, s.g.outputs);
-  unpack(r, s.kexpr);
   s.open = r.u8();
   s.b = BlockGraph{};
   s.bexpr.clear();
-  if (s.open) {
-    unpack(r, s.b);
-    unpack(r, s.bexpr);
-  }
+  if (s.open) unpack(r, s.b);
+  unpack(r, s.kexpr);
+  if (s.open) unpack(r, s.bexpr);
   return r.end();
+}
+
+uint64_t structural_key(const uint8_t* p) {
+  uint16_t n;
+  std::memcpy(&n, p, kLengthBytes);
+  return hash_bytes(p + kLengthBytes, n);
 }
 
 void Frontier::take(Frontier& other) {

@@ -17,6 +17,9 @@ using Bytes = std::vector<uint8_t, HugePageAllocator<uint8_t>>;
 void encode(const State& s, Bytes& out);
 // Reads one state starting at p into s; returns the end of its bytes.
 const uint8_t* decode(const uint8_t* p, State& s);
+// The identity of an encoded state under structural dedup, and (with ranks) what decides its owner: a
+// hash of its graphs, not of its expression ids, so every pool gives a state the same key.
+uint64_t structural_key(const uint8_t* encoded);
 
 // States stored back to back in their encoding; the layers of the search and their chunks.
 class Frontier {
@@ -30,12 +33,10 @@ class Frontier {
     encode(s, data_);
   }
   void decode_at(size_t i, State& s) const { decode(data_.data() + starts_[i], s); }
-  // Appends state i of other, copying its bytes.
-  void push_from(const Frontier& other, size_t i) {
-    const uint64_t end = i + 1 < other.starts_.size() ? other.starts_[i + 1] : other.data_.size();
+  // Appends an encoded state of n bytes, copying them.
+  void push_bytes(const uint8_t* p, size_t n) {
     starts_.push_back(data_.size());
-    data_.insert(data_.end(), other.data_.begin() + static_cast<std::ptrdiff_t>(other.starts_[i]),
-                 other.data_.begin() + static_cast<std::ptrdiff_t>(end));
+    data_.insert(data_.end(), p, p + n);
   }
   // Appends other's states (in order) and empties it.
   void take(Frontier& other);

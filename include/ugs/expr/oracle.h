@@ -71,6 +71,10 @@ class Oracle {
   // All queries of one step: duplicates answered once, the distinct uncached ones in parallel
   // (OpenMP, config().threads). answers[i] (0 or 1) for queries[i].
   void is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8_t>& answers);
+  // The cache's answer alone (lock-free), or nullopt; nothing is counted. A driver that answers what
+  // it can this way, inline, and sends the rest to is_subexpr_batch reports its hits with add_cache_hits.
+  std::optional<bool> cached(ExprId e) const;
+  void add_cache_hits(uint64_t n);  // n queries answered by cached()
 
   OracleStats stats() const;
   const OracleConfig& config() const { return cfg_; }

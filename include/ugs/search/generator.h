@@ -26,6 +26,12 @@ class Generator {
     return c;
   }
   void apply_in_place(State& s, const Step& step) const;
+  // A step that appends one op (a kernel or a block op) can be taken back by undo_op, so a driver
+  // can visit such a child in place, without copying its parent.
+  static bool appends_op(const Step& step) {
+    return step.kind == Step::Kind::KernelOp || step.kind == Step::Kind::BlockOp;
+  }
+  static void undo_op(State& s, const Step& step);  // after apply_in_place(s, step); appends_op(step)
   // The μGraphs s completes: at kernel level, its open tensors matched to the program's outputs in
   // any order with equal shapes (one graph per matching order), outputs in program order.
   void completions(const State& s, std::vector<KernelGraph>& out) const;

@@ -1,7 +1,9 @@
 #pragma once
 // 64-bit mixing: splitmix64 (a bijection with full avalanche) chained over a stream of integers.
 // Also the counter-based generator behind seeded inputs, so it is usable on host and device.
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #define UGS_HD __host__ __device__
@@ -30,5 +32,23 @@ class Hasher {
  private:
   uint64_t h_;
 };
+
+// A byte string's hash (keys of encoded search states): eight bytes per step, each folded through a
+// 64×64→128-bit multiply (wyhash's mixer), then splitmix64. Host only.
+inline uint64_t hash_bytes(const uint8_t* p, size_t n) {
+  const auto fold = [](uint64_t a, uint64_t b) {
+    const unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
+    return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+  };
+  uint64_t h = fold(0x75677365617263ull ^ n, 0xA0761D6478BD642Full);
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = fold(h ^ w, 0xE7037ED1A0B428DBull);
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, p, n);
+  return splitmix64(fold(h ^ tail, 0x8EBC6AF09C88C6E3ull));
+}
 
 }  // namespace ugs
