@@ -40,20 +40,7 @@ pid_t spawn_ranks(int ranks, const std::vector<std::string>& args) {
   _exit(127);
 }
 
-RunResult run_ranks(int ranks, const std::vector<std::string>& args) {
-  const std::vector<std::string> c = command(ranks, args);
-  const std::string dir = temp_dir();
-  std::string cmd;
-  for (const std::string& a : c) cmd += "'" + a + "' ";
-  cmd += ">'" + dir + "/out' 2>'" + dir + "/err'";
-  const int rc = std::system(cmd.c_str());
-  RunResult r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = read_file(dir + "/out");
-  r.err = read_file(dir + "/err");
-  std::filesystem::remove_all(dir);
-  return r;
-}
+RunResult run_ranks(int ranks, const std::vector<std::string>& args) { return run_command(command(ranks, args)); }
 
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> kids;

@@ -24,10 +24,16 @@ std::string temp_dir() {
 }
 
 RunResult run_ugsearch(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {UGS_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
+RunResult run_command(const std::vector<std::string>& argv) {
   const std::string dir = temp_dir();
-  std::string cmd = quote(UGS_BINARY);
-  for (const std::string& a : args) cmd += " " + quote(a);
-  cmd += " >" + quote(dir + "/out") + " 2>" + quote(dir + "/err");
+  std::string cmd;
+  for (const std::string& a : argv) cmd += quote(a) + " ";
+  cmd += ">" + quote(dir + "/out") + " 2>" + quote(dir + "/err");
   const int rc = std::system(cmd.c_str());
   RunResult r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

@@ -44,6 +44,8 @@ struct RunResult {
 
 // Runs the ugsearch binary with the given arguments (each shell-quoted here).
 RunResult run_ugsearch(const std::vector<std::string>& args);
+// Runs argv[0] with the other arguments, its output captured.
+RunResult run_command(const std::vector<std::string>& argv);
 
 // A fresh temporary directory for one test.
 std::string temp_dir();

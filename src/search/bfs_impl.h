@@ -80,9 +80,11 @@ class Bfs {
   void make_child(const Step& st, Chunk& c, int t);  // of scratch_[t].state
   void confirm_run(size_t j);
   template <class F>
-  void parallel(size_t n, F body);
+  void parallel(size_t n, F body, bool dynamic = false);
   template <class F>
-  void each_chunk(F body);  // body(chunk index, thread) over the batch's chunks, dynamically scheduled
+  void each_chunk(F body) {  // body(chunk index, thread) over the batch's chunks
+    parallel(num_chunks(), body, true);
+  }
 
   // bfs_dedup.cpp: which children survive.
   void dedup();
@@ -151,29 +153,22 @@ class Bfs {
   size_t num_chunks() const { return (n_ + kChunk - 1) / kChunk; }
 };
 
-// body(i, thread) for i in [0, n) on the run's threads, in interleaved chunks of 16 (the same split
-// every run, with dynamic-like balance); each thread's time counts as its worker's busy time.
+// body(i, thread) for i in [0, n) on the run's threads; each thread's time counts as its worker's busy
+// time. Static: interleaved runs of 16, the same split every run (for work whose order matters);
+// dynamic: one at a time, to whichever thread is free.
 template <class F>
-void Bfs::parallel(size_t n, F body) {
+void Bfs::parallel(size_t n, F body, bool dynamic) {
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     const auto t0 = Clock::now();
-#pragma omp for schedule(static, 16) nowait
-    for (size_t i = 0; i < n; ++i) body(i, t);
-    workers_[t].c.busy_s += seconds_since(t0);
-  }
-}
-
-template <class F>
-void Bfs::each_chunk(F body) {
-  const size_t n = num_chunks();
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    const auto t0 = Clock::now();
+    if (dynamic) {
 #pragma omp for schedule(dynamic, 1) nowait
-    for (size_t c = 0; c < n; ++c) body(c, t);
+      for (size_t i = 0; i < n; ++i) body(i, t);
+    } else {
+#pragma omp for schedule(static, 16) nowait
+      for (size_t i = 0; i < n; ++i) body(i, t);
+    }
     workers_[t].c.busy_s += seconds_since(t0);
   }
 }

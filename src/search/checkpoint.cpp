@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kMagic[] = "UGSCKPT1";
+constexpr char kMagic[] = "UGSCKPT2";  // 2: states encode their structure first
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
 
 // Every counter by name, so adding one to Counters is one line here too.
