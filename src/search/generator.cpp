@@ -6,6 +6,7 @@
 
 #include "enumerate.h"
 #include "reach.h"
+#include "shaped_ops.h"
 #include "ugs/expr/op_expr.h"
 #include "ugs/ir/canonical.h"
 
@@ -13,6 +14,7 @@ namespace ugs {
 
 using search_detail::for_each_operands;
 using search_detail::for_each_variant;
+using search_detail::is_idle_sum;
 
 namespace {
 
@@ -31,18 +33,10 @@ FixedVec<int32_t, kMaxTiles> savable_tiles(const BlockGraph& b) {
   return outs;
 }
 
-// A sum that keeps its operand's shape adds nothing: over a dim of size 1 or folding a dim to its own
-// size it is the identity, and accum_sum_lastdim(_to) is then accum_sum.
-bool is_idle_sum(OpKind k, const Shape& in, const Shape& out) {
-  const bool sum = k == OpKind::ReduceSum || k == OpKind::ReduceSumTo || k == OpKind::AccumSumLastdim ||
-                   k == OpKind::AccumSumLastdimTo;
-  return sum && in == out;
-}
-
 }  // namespace
 
 Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool)
-    : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()) {}
+    : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()), id_(next_id_.fetch_add(1)) {}
 
 State Generator::root() const {
   State s;
@@ -103,42 +97,37 @@ void Generator::kernel_op_steps(const State& s, std::vector<Step>& out, PruneCou
   }
 }
 
+// The shape check comes from the thread's memo of the tiles' shaped ops (shaped_ops.h); the checks
+// that depend on the rest of the state run here, in the same order as the shape check's enumeration.
 void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
   if (s.b.inputs.size() + s.b.ops.size() >= cfg_.max_block_ops) return;
+  const search_detail::ShapedView shaped = search_detail::shaped_block_ops(id_, s.b, cfg_);
+  pruned.shape += shaped.rejected;
   const search_detail::BlockReach reach(s.b, search_detail::savers_allowed(s.g, s.b, program_.outputs.size(), cfg_),
                                         cfg_);
   const int64_t smem = s.b.smem_bytes(rules_);
-  for (OpKind kind : cfg_.block_ops) {
-    const int n = arity(kind);
-    for_each_operands(n, is_commutative(kind), s.b.tiles.size(), [&](int a, int b) {
-      for_each_variant(kind, s.b.tiles[a].shape, cfg_, [&](Op op) {
-        op.in = {a, b};
-        Tile result;
-        if (s.b.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, s.b.tiles[a].shape, result.shape)) {
-          ++pruned.shape;
-          return;
-        }
-        if (!reach.after(op, result)) {
-          ++pruned.reach;
-          return;
-        }
-        if (smem + result.shape.numel() * rules_.elem_bytes > rules_.smem_budget_bytes) {
-          ++pruned.memory;
-          return;
-        }
-        if (!may_append(s.b, op)) {
-          ++pruned.order;
-          return;
-        }
-        const std::array<Shape, 2> shapes{s.b.tiles[a].shape, b >= 0 ? s.b.tiles[b].shape : Shape{}};
-        const std::array<expr::ExprId, 2> ex{s.bexpr[a], b >= 0 ? s.bexpr[b] : s.bexpr[a]};
-        Step st;
-        st.kind = Step::Kind::BlockOp;
-        st.op = op;
-        st.query = expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), s.b.loop);
-        out.push_back(st);
-      });
-    });
+  for (const search_detail::ShapedOp& c : shaped.ops) {
+    const Op& op = c.op;
+    if (!reach.after(op, c.result)) {
+      ++pruned.reach;
+      continue;
+    }
+    if (smem + c.result.shape.numel() * rules_.elem_bytes > rules_.smem_budget_bytes) {
+      ++pruned.memory;
+      continue;
+    }
+    if (!may_append(s.b, op)) {
+      ++pruned.order;
+      continue;
+    }
+    const int n = arity(op.kind), a = op.in[0], b = op.in[1];
+    const std::array<Shape, 2> shapes{s.b.tiles[a].shape, b >= 0 ? s.b.tiles[b].shape : Shape{}};
+    const std::array<expr::ExprId, 2> ex{s.bexpr[a], b >= 0 ? s.bexpr[b] : s.bexpr[a]};
+    Step st;
+    st.kind = Step::Kind::BlockOp;
+    st.op = op;
+    st.query = expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), s.b.loop);
+    out.push_back(st);
   }
 }
 

@@ -4,6 +4,8 @@
 // imaps × fmaps), block ops, closings (omap). Each step passes the shape, canonical-order and memory
 // checks here; the abstract-expression check is the driver's (one query per step, so a breadth-first
 // driver can batch them). No threads and no allocation per candidate beyond the output vector.
+#include <atomic>
+#include <cstdint>
 #include <vector>
 
 #include "ugs/expr/expr.h"
@@ -52,6 +54,10 @@ class Generator {
   const SearchConfig& cfg_;
   expr::ExprPool& pool_;
   GraphRules rules_;
+  // Distinct for every generator of the process: names its entries in the threads' memos of shaped
+  // block ops (src/search/shaped_ops.h).
+  const uint64_t id_;
+  static inline std::atomic<uint64_t> next_id_{1};
 };
 
 }  // namespace ugs
