@@ -50,6 +50,9 @@ TEST(Bfs, StructuralDedupReturnsTheDfsResultsAtOneAndTwoThreads) {
     const SearchConfig cfg = config_for(p, nlohmann::json::parse(overrides));
     const SearchResult dfs = run_search(p.graph, cfg, options(Strategy::Dfs, 1));
     ASSERT_FALSE(dfs.mugraphs.empty());
+    SearchConfig batched = cfg;  // completions in one fingerprint call per batch, as with a GPU
+    batched.bfs_batch_verify = 1;
+    EXPECT_EQ(hashes(run_search(p.graph, batched, options(Strategy::Bfs, 2))), hashes(dfs)) << "batched verify";
     for (int threads : {1, 2}) {
       const SearchResult bfs = run_search(p.graph, cfg, options(Strategy::Bfs, threads));
       EXPECT_EQ(hashes(bfs), hashes(dfs)) << threads << " threads";

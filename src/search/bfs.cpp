@@ -12,7 +12,10 @@ namespace ugs::search_detail {
 Bfs::Bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, std::string run_key,
          std::deque<Worker>& workers, Worker& collector, SearchResult& r, LevelProgress& progress)
     : e_(e), cfg_(cfg), opt_(opt), run_key_(std::move(run_key)), workers_(workers), collector_(collector), r_(r),
-      progress_(progress), threads_(static_cast<int>(workers.size())), scratch_(workers.size()) {
+      progress_(progress),
+      threads_(static_cast<int>(workers.size())),
+      batched_(cfg.bfs_batch_verify < 0 ? e.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1),
+      scratch_(workers.size()) {
   if (opt.comm && opt.comm->size() > 1) ranks_ = opt.comm;
 }
 

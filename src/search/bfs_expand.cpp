@@ -2,8 +2,9 @@
 // take dynamically; each state is decoded into its thread's scratch and, while it is hot in cache,
 // generated and its children made: a step whose query the oracle's cache knows (nearly all) is
 // settled inline, the others wait for the batch's one oracle call. States with completions wait
-// for the batch's one fingerprint call. The serial glue reads the chunks in order, so a run is
-// repeatable whatever thread took which chunk.
+// for the batch's one fingerprint call when the backend wants batches (a GPU); with the CPU backend
+// their thread fingerprints them at once, in parallel with the others. The serial glue reads the
+// chunks in order, so a run is repeatable whatever thread took which chunk.
 #include <algorithm>
 
 #include "bfs_impl.h"
@@ -59,9 +60,15 @@ void Bfs::expand_chunks() {
       const size_t before = ch.completions.size();
       e_.gen.completions(s, ch.completions);
       if (ch.completions.size() > before) {  // verified first: a verified μGraph is not extended
-        ch.owners.resize(ch.completions.size(), static_cast<uint32_t>(i));
-        ch.deferred.push_back(static_cast<uint32_t>(i));
-        continue;
+        if (batched_) {  // in the batch's one call
+          ch.owners.resize(ch.completions.size(), static_cast<uint32_t>(i));
+          ch.deferred.push_back(static_cast<uint32_t>(i));
+          continue;
+        }
+        const bool verified =
+            verify_completions(e_, std::span(ch.completions).subspan(before), w);  // here, on this thread
+        ch.completions.resize(before);
+        if (verified) continue;
       }
       generate(static_cast<uint32_t>(i), ch, t);
     }

@@ -119,6 +119,7 @@ class Bfs {
   SearchResult& r_;
   LevelProgress& progress_;
   const int threads_;
+  const bool batched_;  // completions go to the backend in one call per batch (else each state's at once)
   const Clock::time_point t0_ = Clock::now();
 
   std::vector<Layer> layers_;     // unexpanded states by depth

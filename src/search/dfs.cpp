@@ -21,13 +21,8 @@ std::vector<Step>& Worker::steps_at(int depth) {
   return by_depth[depth];
 }
 
-namespace {
-
-// Fingerprints each μGraph s completes; the first that also passes confirmation is recorded.
-bool verify_completions(const Engine& e, const State& s, Worker& w) {
-  w.completions.clear();
-  e.gen.completions(s, w.completions);
-  for (const KernelGraph& g : w.completions) {
+bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w) {
+  for (const KernelGraph& g : completions) {
     auto t0 = Clock::now();
     ++w.c.fingerprint_evals;
     const bool match = e.verifier.fingerprint_matches(g);
@@ -48,13 +43,13 @@ bool verify_completions(const Engine& e, const State& s, Worker& w) {
   return false;
 }
 
-}  // namespace
-
 void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children) {
   ++w.c.states;
   w.progress.fetch_add(1, std::memory_order_relaxed);
   children.clear();
-  if (verify_completions(e, s, w)) return;  // as Mirage: a verified μGraph is not extended
+  w.completions.clear();
+  e.gen.completions(s, w.completions);
+  if (verify_completions(e, w.completions, w)) return;  // as Mirage: a verified μGraph is not extended
   auto t0 = Clock::now();
   e.gen.candidates(s, children, w.c.pruned);
   w.c.phase_s.expand += seconds_since(t0);

@@ -62,6 +62,9 @@ class Backend {
   // Thread-safe (a backend with one device serializes its callers). Graphs need not be complete: a
   // graph without outputs gets its hashes and match 0.
   virtual void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) = 0;
+  // Whether a call costs mostly a fixed amount (launches, transfers), so that a driver should gather
+  // whole batches; false: a call costs per graph, and a driver may call from inside its own threads.
+  virtual bool wants_batches() const { return kind() == BackendKind::Cuda; }
 };
 
 // Auto: cuda when a device is present, else cpu. Cuda when none can be had throws InputError saying why.

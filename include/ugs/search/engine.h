@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <vector>
 
 #include "ugs/expr/oracle.h"
@@ -55,6 +56,9 @@ struct alignas(64) Worker {
   std::vector<Step>& steps_at(int depth);
 };
 
+// Fingerprints the μGraphs one state completes, one at a time; the first that matches and passes
+// confirmation is recorded in w. True if one did (then the state is not extended, as in Mirage).
+bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w);
 // Counts s, verifies the μGraphs it completes, and leaves in `children` the steps from s that pass
 // every check, the abstract-expression one included.
 void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children);
