@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include <gtest/gtest.h>
+
 #include "reference_mutants.h"
 #include "test_util.h"
 
@@ -76,6 +78,54 @@ std::string compare_backends(Backend& a, Backend& b, std::span<const KernelGraph
       return "graph " + std::to_string(i) + ": match " + std::to_string(fa.match[i]) + " vs " + std::to_string(fb.match[i]);
   }
   return "";
+}
+
+namespace {
+
+constexpr FieldKind kFields[] = {FieldKind::Wide, FieldKind::Mirage};
+
+// In each field: the backend made for `program` against the CPU's on `graphs`, then `check` on the
+// tested backend's own fingerprints.
+void expect_matches_cpu(const std::string& what, const KernelGraph& program, const std::vector<KernelGraph>& graphs,
+                        uint64_t seed, const BackendMaker& make,
+                        const std::function<void(FieldKind, const Fingerprints&)>& check = {}) {
+  const auto ptrs = pointers(graphs);
+  for (FieldKind f : kFields) {
+    SCOPED_TRACE(what + " " + std::string(name_of(f)));
+    const FingerprintSetup setup = FingerprintSetup::make(program, f, seed);
+    const auto cpu = make_cpu_backend(setup);
+    const auto tested = make(setup);
+    ASSERT_TRUE(tested);
+    EXPECT_EQ(compare_backends(*cpu, *tested, ptrs), "");
+    if (!check) continue;
+    Fingerprints fp;
+    tested->fingerprint(ptrs, fp);
+    check(f, fp);
+  }
+}
+
+}  // namespace
+
+void expect_programs_match_themselves(const BackendMaker& make) {
+  for (const std::string& name : small_programs()) {
+    const KernelGraph p = load_program(name).graph;
+    expect_matches_cpu(name, p, {p}, 11, make, [](FieldKind, const Fingerprints& fp) { EXPECT_EQ(fp.match[0], 1); });
+  }
+}
+
+void expect_reference_batch_matches_cpu(const std::string& name, bool with_mutants, const BackendMaker& make) {
+  expect_matches_cpu(name, load_program(name).graph, reference_batch(name, with_mutants), 5, make,
+                     [](FieldKind f, const Fingerprints& fp) {
+                       EXPECT_EQ(fp.match[0], 1) << "the reference";
+                       for (size_t i = 1; i < fp.match.size() && f == FieldKind::Wide; ++i) EXPECT_EQ(fp.match[i], 0) << i;
+                     });
+}
+
+void expect_random_graphs_match_cpu(int per_program, const BackendMaker& make) {
+  for (const std::string& name : small_programs()) {
+    const KernelGraph p = load_program(name).graph;
+    expect_matches_cpu(name, p, random_graphs(p, per_program, 99), 21, make);
+  }
 }
 
 }  // namespace ugs::test

@@ -2,6 +2,8 @@
 // Batches of candidates for the CUDA backend's tests (test_cuda: on the device; test_cuda_emulator:
 // the same work run by host threads), and the comparison of two backends' fingerprints.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,5 +28,15 @@ std::vector<const KernelGraph*> pointers(const std::vector<KernelGraph>& graphs)
 
 // "" when a and b give the same hashes and match flags for every graph, else the first difference.
 std::string compare_backends(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs);
+
+// The backend under test (the device's, or its emulation on host threads) for a setup; null fails.
+using BackendMaker = std::function<std::unique_ptr<Backend>(const FingerprintSetup&)>;
+
+// The cases both test_cuda and test_cuda_emulator run, each in both fields against the CPU backend:
+// every _small program against itself (it must match), a reference μGraph's batch (the reference must
+// match; in the wide field nothing else may), and random graphs of predefined ops on every _small program.
+void expect_programs_match_themselves(const BackendMaker& make);
+void expect_reference_batch_matches_cpu(const std::string& name, bool with_mutants, const BackendMaker& make);
+void expect_random_graphs_match_cpu(int per_program, const BackendMaker& make);
 
 }  // namespace ugs::test

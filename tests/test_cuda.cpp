@@ -62,8 +62,6 @@ TEST(Cuda, WithoutADeviceTheKernelSaysSo) {
 
 // --- The fingerprint backend (issue 6): the device against the CPU backend, bit for bit. ---
 
-constexpr FieldKind kFields[] = {FieldKind::Wide, FieldKind::Mirage};
-
 std::unique_ptr<Backend> cuda_backend(const FingerprintSetup& setup) {
   std::string why;
   auto b = cuda::make_backend(setup, &why);
@@ -92,66 +90,22 @@ TEST(CudaBackend, WithoutADeviceCudaIsRefusedWithAReasonAndAutoFallsBackToCpu) {
 
 TEST(CudaBackend, EverySmallProgramMatchesItselfBitForBitWithTheCpu) {
   UGS_REQUIRE_DEVICE();
-  for (const std::string& name : test::small_programs()) {
-    const KernelGraph p = load_program(name).graph;
-    for (FieldKind f : kFields) {
-      SCOPED_TRACE(name + " " + std::string(name_of(f)));
-      const FingerprintSetup setup = FingerprintSetup::make(p, f, 11);
-      const auto cpu = make_cpu_backend(setup);
-      const auto gpu = cuda_backend(setup);
-      ASSERT_TRUE(gpu);
-      const KernelGraph* g = &p;
-      EXPECT_EQ(test::compare_backends(*cpu, *gpu, std::span(&g, 1)), "");
-      Fingerprints fp;
-      gpu->fingerprint(std::span(&g, 1), fp);
-      EXPECT_EQ(fp.match[0], 1);
-    }
-  }
-}
-
-void references_match_cpu(const char* name, bool mutants) {
-  const KernelGraph p = load_program(name).graph;
-  const std::vector<KernelGraph> batch = test::reference_batch(name, mutants);
-  const auto ptrs = test::pointers(batch);
-  for (FieldKind f : kFields) {
-    SCOPED_TRACE(std::string(name) + " " + std::string(name_of(f)));
-    const FingerprintSetup setup = FingerprintSetup::make(p, f, 5);
-    const auto cpu = make_cpu_backend(setup);
-    const auto gpu = cuda_backend(setup);
-    ASSERT_TRUE(gpu);
-    EXPECT_EQ(test::compare_backends(*cpu, *gpu, ptrs), "");
-    Fingerprints fp;
-    gpu->fingerprint(ptrs, fp);
-    EXPECT_EQ(fp.match[0], 1) << "the reference";
-    for (size_t i = 1; i < batch.size() && f == FieldKind::Wide; ++i) EXPECT_EQ(fp.match[i], 0) << i;
-  }
+  test::expect_programs_match_themselves(cuda_backend);
 }
 
 TEST(CudaBackend, SmallReferencesTheirPartialStatesAndMutants) {
   UGS_REQUIRE_DEVICE();
-  for (const char* name : test::kReferences) references_match_cpu(name, true);
+  for (const char* name : test::kReferences) test::expect_reference_batch_matches_cpu(name, true, cuda_backend);
 }
 
 TEST(CudaBackend, FullSizeReferencesAndTheirPartialStates) {
   UGS_REQUIRE_DEVICE();
-  for (const char* name : test::kFullReferences) references_match_cpu(name, false);
+  for (const char* name : test::kFullReferences) test::expect_reference_batch_matches_cpu(name, false, cuda_backend);
 }
 
 TEST(CudaBackend, RandomGraphsOfEveryPredefinedOp) {
   UGS_REQUIRE_DEVICE();
-  for (const std::string& name : test::small_programs()) {
-    const KernelGraph p = load_program(name).graph;
-    const std::vector<KernelGraph> batch = test::random_graphs(p, 64, 99);
-    const auto ptrs = test::pointers(batch);
-    for (FieldKind f : kFields) {
-      SCOPED_TRACE(name + " " + std::string(name_of(f)));
-      const FingerprintSetup setup = FingerprintSetup::make(p, f, 21);
-      const auto cpu = make_cpu_backend(setup);
-      const auto gpu = cuda_backend(setup);
-      ASSERT_TRUE(gpu);
-      EXPECT_EQ(test::compare_backends(*cpu, *gpu, ptrs), "");
-    }
-  }
+  test::expect_random_graphs_match_cpu(64, cuda_backend);
 }
 
 // Thousands of mixed candidates in one call: complete and partial, block graphs and predefined ops.

@@ -14,8 +14,6 @@
 namespace ugs {
 namespace {
 
-constexpr FieldKind kFields[] = {FieldKind::Wide, FieldKind::Mirage};
-
 TEST(CudaPlan, FastDivIsExactBelow2To31) {
   std::mt19937_64 rng(3);
   std::vector<uint32_t> divisors;
@@ -34,58 +32,22 @@ TEST(CudaPlan, FastDivIsExactBelow2To31) {
   }
 }
 
+test::BackendMaker emulator(int threads) {
+  return [threads](const FingerprintSetup& setup) { return cuda::make_emulated_backend(setup, threads); };
+}
+
 TEST(CudaEmulator, EverySmallProgramMatchesItselfAsTheCpuSays) {
-  for (const std::string& name : test::small_programs()) {
-    const KernelGraph p = load_program(name).graph;
-    for (FieldKind f : kFields) {
-      SCOPED_TRACE(name + " " + std::string(name_of(f)));
-      const FingerprintSetup setup = FingerprintSetup::make(p, f, 11);
-      const auto cpu = make_cpu_backend(setup);
-      for (int threads : {1, 32}) {
-        const auto emu = cuda::make_emulated_backend(setup, threads);
-        const KernelGraph* g = &p;
-        EXPECT_EQ(test::compare_backends(*cpu, *emu, std::span(&g, 1)), "") << threads << " threads";
-        Fingerprints fp;
-        emu->fingerprint(std::span(&g, 1), fp);
-        EXPECT_EQ(fp.match[0], 1);
-      }
-    }
+  for (int threads : {1, 32}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    test::expect_programs_match_themselves(emulator(threads));
   }
 }
 
 TEST(CudaEmulator, ReferencesTheirPartialStatesAndMutants) {
-  for (const char* name : test::kReferences) {
-    const KernelGraph p = load_program(name).graph;
-    const std::vector<KernelGraph> batch = test::reference_batch(name, true);
-    const auto ptrs = test::pointers(batch);
-    for (FieldKind f : kFields) {
-      SCOPED_TRACE(std::string(name) + " " + std::string(name_of(f)));
-      const FingerprintSetup setup = FingerprintSetup::make(p, f, 5);
-      const auto cpu = make_cpu_backend(setup);
-      const auto emu = cuda::make_emulated_backend(setup, 7);
-      EXPECT_EQ(test::compare_backends(*cpu, *emu, ptrs), "");
-      Fingerprints fp;
-      emu->fingerprint(ptrs, fp);
-      EXPECT_EQ(fp.match[0], 1) << "the reference";
-      for (size_t i = 1; i < batch.size() && f == FieldKind::Wide; ++i) EXPECT_EQ(fp.match[i], 0) << i;
-    }
-  }
+  for (const char* name : test::kReferences) test::expect_reference_batch_matches_cpu(name, true, emulator(3));
 }
 
-TEST(CudaEmulator, RandomGraphsOfEveryPredefinedOp) {
-  for (const std::string& name : test::small_programs()) {
-    const KernelGraph p = load_program(name).graph;
-    const std::vector<KernelGraph> batch = test::random_graphs(p, 24, 99);
-    const auto ptrs = test::pointers(batch);
-    for (FieldKind f : kFields) {
-      SCOPED_TRACE(name + " " + std::string(name_of(f)));
-      const FingerprintSetup setup = FingerprintSetup::make(p, f, 21);
-      const auto cpu = make_cpu_backend(setup);
-      const auto emu = cuda::make_emulated_backend(setup, 3);
-      EXPECT_EQ(test::compare_backends(*cpu, *emu, ptrs), "");
-    }
-  }
-}
+TEST(CudaEmulator, RandomGraphsOfEveryPredefinedOp) { test::expect_random_graphs_match_cpu(24, emulator(3)); }
 
 // A batch whose tensors exceed the memory budget is cut into chunks (one graph at least per chunk).
 TEST(CudaEmulator, ABatchInChunks) {
