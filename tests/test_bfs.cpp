@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "search_util.h"
 #include "test_util.h"
 #include "ugs/search/search.h"
 #include "ugs/util/error.h"
@@ -13,19 +14,8 @@
 namespace ugs {
 namespace {
 
-SearchConfig config_for(const Program& p, const nlohmann::json& overrides) {
-  SearchConfig cfg;
-  apply_config_json(cfg, p.search_preset, p.name);
-  apply_config_json(cfg, overrides, "test");
-  resolve(cfg, p.graph);
-  return cfg;
-}
-
-std::set<uint64_t> hashes(const SearchResult& r) {
-  std::set<uint64_t> h;
-  for (const FoundGraph& f : r.mugraphs) h.insert(f.hash);
-  return h;
-}
+using test::config_for;
+using test::hashes;
 
 RunOptions options(Strategy s, int threads) {
   RunOptions o;

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "search_util.h"
 #include "test_util.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/generator.h"
@@ -14,20 +15,8 @@
 namespace ugs {
 namespace {
 
-// The program's preset narrowed by `overrides`, resolved.
-SearchConfig config_for(const Program& p, const nlohmann::json& overrides = nlohmann::json::object()) {
-  SearchConfig cfg;
-  if (!p.search_preset.is_null()) apply_config_json(cfg, p.search_preset, p.name);
-  apply_config_json(cfg, overrides, "test");
-  resolve(cfg, p.graph);
-  return cfg;
-}
-
-std::set<uint64_t> hashes(const SearchResult& r) {
-  std::set<uint64_t> h;
-  for (const FoundGraph& f : r.mugraphs) h.insert(f.hash);
-  return h;
-}
+using test::config_for;
+using test::hashes;
 
 SearchResult search(const Program& p, const SearchConfig& cfg, Strategy s, int threads) {
   RunOptions opt;

@@ -1,0 +1,28 @@
+#pragma once
+// What the in-process search tests share: a built-in program's preset narrowed to a test's space,
+// and the hashes of a search's μGraphs.
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ugs/io/program.h"
+#include "ugs/search/config.h"
+#include "ugs/search/search.h"
+
+namespace ugs::test {
+
+// The program's preset narrowed by `overrides`, resolved.
+inline SearchConfig config_for(const Program& p, const nlohmann::json& overrides = nlohmann::json::object()) {
+  SearchConfig cfg;
+  if (!p.search_preset.is_null()) apply_config_json(cfg, p.search_preset, p.name);
+  apply_config_json(cfg, overrides, "test");
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+inline std::set<uint64_t> hashes(const SearchResult& r) {
+  std::set<uint64_t> h;
+  for (const FoundGraph& f : r.mugraphs) h.insert(f.hash);
+  return h;
+}
+
+}  // namespace ugs::test
