@@ -36,7 +36,10 @@ FixedVec<int32_t, kMaxTiles> savable_tiles(const BlockGraph& b) {
 }  // namespace
 
 Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool)
-    : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()), id_(next_id_.fetch_add(1)) {}
+    : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()),
+      shaped_(std::make_unique<search_detail::ShapedOpsMemo>(cfg)) {}
+
+Generator::~Generator() = default;
 
 State Generator::root() const {
   State s;
@@ -97,11 +100,11 @@ void Generator::kernel_op_steps(const State& s, std::vector<Step>& out, PruneCou
   }
 }
 
-// The shape check comes from the thread's memo of the tiles' shaped ops (shaped_ops.h); the checks
+// The shape check comes from the memo of the tiles' shaped ops (shaped_ops.h); the checks
 // that depend on the rest of the state run here, in the same order as the shape check's enumeration.
 void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
   if (s.b.inputs.size() + s.b.ops.size() >= cfg_.max_block_ops) return;
-  const search_detail::ShapedView shaped = search_detail::shaped_block_ops(id_, s.b, cfg_);
+  const search_detail::ShapedView shaped = shaped_->lookup(s.b);
   pruned.shape += shaped.rejected;
   const search_detail::BlockReach reach(s.b, search_detail::savers_allowed(s.g, s.b, program_.outputs.size(), cfg_),
                                         cfg_);

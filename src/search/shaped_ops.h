@@ -2,10 +2,13 @@
 // The block ops whose shapes check out on a block graph's tiles, in the generator's order, each with
 // its result tile. They depend on the tiles' shapes and stages alone (and the config's op lists), and
 // a search meets the same tiles again and again: siblings share all their tiles but one, and many
-// states have the same shapes with other ops. So each thread remembers the lists it has made, keyed
-// by the exact tile signature; the generator then runs only the checks that depend on the state
-// (dead ends, memory, canonical order, expression) over the list. Internal to src/search.
+// states have the same shapes with other ops (gqa_small: 22.6 million lookups, 145 thousand distinct
+// tile signatures). So a generator keeps one memo of the lists, shared by all its threads, keyed by
+// the exact tile signature; the generator then runs only the checks that depend on the state (dead
+// ends, memory, canonical order, expression) over the list. Internal to src/search.
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -32,15 +35,46 @@ struct ShapedOps {
   uint64_t rejected = 0;      // the combinations the shape check refused (counted as pruned.shape)
 };
 
-// The list for b's tiles under cfg's block ops, from the thread's memo; `owner` names the config's
-// user (a generator), so two searches in one thread never share lists. Valid until the next call.
+// What the memo computes for b's tiles under cfg's block ops, without the memo.
+ShapedOps compute_shaped_block_ops(const BlockGraph& b, const SearchConfig& cfg);
+
+struct Signature;  // shaped_ops.cpp
+
 struct ShapedView {
   std::span<const ShapedOp> ops;
   uint64_t rejected = 0;
 };
-ShapedView shaped_block_ops(uint64_t owner, const BlockGraph& b, const SearchConfig& cfg);
 
-// What shaped_block_ops computes, without the memo.
-ShapedOps compute_shaped_block_ops(const BlockGraph& b, const SearchConfig& cfg);
+// An insert-only hash table of the lists, safe for any number of threads without a lock: an entry is
+// built whole, then published into an empty slot with one compare-and-swap, and never changes or
+// moves until the memo is destroyed. Past its byte budget (or half its slots) it stops inserting, and
+// a list not in it is computed into the calling thread's scratch.
+class ShapedOpsMemo {
+ public:
+  static constexpr size_t kSlots = size_t{1} << 20;
+  static constexpr size_t kBudgetBytes = size_t{256} << 20;
+
+  explicit ShapedOpsMemo(const SearchConfig& cfg, size_t budget_bytes = kBudgetBytes);
+  ~ShapedOpsMemo();
+  ShapedOpsMemo(const ShapedOpsMemo&) = delete;
+  ShapedOpsMemo& operator=(const ShapedOpsMemo&) = delete;
+
+  // b's list: valid for the memo's life, or (when the memo is full) until this thread's next call.
+  ShapedView lookup(const BlockGraph& b) const;
+
+  struct Stats {
+    size_t entries = 0, bytes = 0;
+  };
+  Stats stats() const { return {entries_.load(std::memory_order_relaxed), bytes_.load(std::memory_order_relaxed)}; }
+
+ private:
+  struct Entry;
+  const Entry* find(const Signature& key) const;
+  ShapedView insert(const BlockGraph& b, const Signature& key) const;  // after find() found nothing
+  const SearchConfig& cfg_;
+  const size_t budget_;
+  std::unique_ptr<std::atomic<const Entry*>[]> slots_;
+  mutable std::atomic<size_t> entries_{0}, bytes_{0};
+};
 
 }  // namespace ugs::search_detail

@@ -4,8 +4,8 @@
 // imaps × fmaps), block ops, closings (omap). Each step passes the shape, canonical-order and memory
 // checks here; the abstract-expression check is the driver's (one query per step, so a breadth-first
 // driver can batch them). No threads and no allocation per candidate beyond the output vector.
-#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ugs/expr/expr.h"
@@ -14,10 +14,15 @@
 
 namespace ugs {
 
+namespace search_detail {
+class ShapedOpsMemo;
+}
+
 class Generator {
  public:
   // `cfg` must be resolved (see resolve()); both must outlive the generator.
   Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool);
+  ~Generator();
 
   State root() const;
   // Appends the steps from s that pass the shape, order and memory checks; counts the others.
@@ -54,10 +59,8 @@ class Generator {
   const SearchConfig& cfg_;
   expr::ExprPool& pool_;
   GraphRules rules_;
-  // Distinct for every generator of the process: names its entries in the threads' memos of shaped
-  // block ops (src/search/shaped_ops.h).
-  const uint64_t id_;
-  static inline std::atomic<uint64_t> next_id_{1};
+  // The shaped block ops of the tile signatures met so far, shared by the threads (shaped_ops.h).
+  std::unique_ptr<search_detail::ShapedOpsMemo> shaped_;
 };
 
 }  // namespace ugs

@@ -1,0 +1,96 @@
+// The generator's shared memo of shaped block ops: whatever the threads and the order they meet the
+// block graphs in, a lookup gives exactly what the shape check computes without the memo.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <vector>
+
+#include "search/shaped_ops.h"
+#include "search_util.h"
+#include "ugs/io/program.h"
+#include "ugs/search/generator.h"
+
+namespace ugs::search_detail {
+namespace {
+
+// The open block graphs of a search's first levels: a few thousand with many repeated signatures.
+std::vector<BlockGraph> block_graphs(const Program& p, const SearchConfig& cfg, size_t limit) {
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  std::vector<State> level{gen.root()};
+  std::vector<BlockGraph> out;
+  std::vector<Step> steps;
+  PruneCounts pruned;
+  while (!level.empty() && out.size() < limit) {
+    std::vector<State> next;
+    for (const State& s : level) {
+      steps.clear();
+      gen.candidates(s, steps, pruned);
+      for (const Step& st : steps) {
+        next.push_back(gen.apply(s, st));
+        if (next.back().open) out.push_back(next.back().b);
+      }
+    }
+    level = std::move(next);
+  }
+  return out;
+}
+
+bool same(const ShapedView& got, const ShapedOps& want) {
+  if (got.rejected != want.rejected || got.ops.size() != want.ops.size()) return false;
+  for (size_t i = 0; i < want.ops.size(); ++i)
+    if (!(got.ops[i].op == want.ops[i].op) || !(got.ops[i].result.shape == want.ops[i].result.shape) ||
+        got.ops[i].result.post != want.ops[i].result.post)
+      return false;
+  return true;
+}
+
+TEST(ShapedOpsMemo, LookupsFromManyThreadsEqualTheShapeCheck) {
+  const Program p = load_program("gated_mlp_small");
+  const SearchConfig cfg = test::config_for(p);
+  const std::vector<BlockGraph> graphs = block_graphs(p, cfg, 4000);
+  ASSERT_GT(graphs.size(), 1000u);
+  std::vector<ShapedOps> want(graphs.size());
+  for (size_t i = 0; i < graphs.size(); ++i) want[i] = compute_shaped_block_ops(graphs[i], cfg);
+
+  const ShapedOpsMemo memo(cfg);
+  std::vector<uint8_t> ok(graphs.size() * 3, 0);
+#pragma omp parallel for schedule(dynamic, 7) num_threads(4)
+  for (size_t k = 0; k < ok.size(); ++k) {  // every graph three times, interleaved over the threads
+    const size_t i = (k * 7919) % graphs.size();
+    ok[k] = same(memo.lookup(graphs[i]), want[i]);
+  }
+  for (size_t k = 0; k < ok.size(); ++k) EXPECT_TRUE(ok[k]) << "lookup " << k;
+  const auto stats = memo.stats();
+  EXPECT_GT(stats.entries, 0u);
+  EXPECT_LT(stats.entries, graphs.size());  // signatures repeat: fewer entries than graphs
+}
+
+TEST(ShapedOpsMemo, ListsStayValidWhileOthersInsert) {
+  const Program p = load_program("rmsnorm_linear_small");
+  const SearchConfig cfg = test::config_for(p);
+  const std::vector<BlockGraph> graphs = block_graphs(p, cfg, 2000);
+  ASSERT_FALSE(graphs.empty());
+  const ShapedOpsMemo memo(cfg);
+  const ShapedView first = memo.lookup(graphs[0]);
+  const ShapedOps copy{{first.ops.begin(), first.ops.end()}, first.rejected};
+  for (const BlockGraph& b : graphs) memo.lookup(b);
+  EXPECT_TRUE(same(first, copy));  // an entry never moves once published
+  EXPECT_TRUE(same(memo.lookup(graphs[0]), compute_shaped_block_ops(graphs[0], cfg)));
+}
+
+TEST(ShapedOpsMemo, PastItsBudgetListsAreComputedAndStillRight) {
+  const Program p = load_program("lora_small");
+  const SearchConfig cfg = test::config_for(p);
+  const std::vector<BlockGraph> graphs = block_graphs(p, cfg, 1000);
+  ASSERT_FALSE(graphs.empty());
+  const ShapedOpsMemo memo(cfg, 0);
+  std::vector<uint8_t> ok(graphs.size(), 0);
+#pragma omp parallel for num_threads(2)
+  for (size_t i = 0; i < graphs.size(); ++i) ok[i] = same(memo.lookup(graphs[i]), compute_shaped_block_ops(graphs[i], cfg));
+  for (size_t i = 0; i < ok.size(); ++i) EXPECT_TRUE(ok[i]) << "graph " << i;
+  EXPECT_EQ(memo.stats().entries, 0u);
+}
+
+}  // namespace
+}  // namespace ugs::search_detail
