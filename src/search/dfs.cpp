@@ -21,28 +21,30 @@ std::vector<Step>& Worker::steps_at(int depth) {
   return by_depth[depth];
 }
 
+// Phases switch to fingerprint and verify and back to the one running when called.
 bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w) {
+  const PhaseClock::Phase caller = w.clock.running();
+  bool found = false;
   for (const KernelGraph& g : completions) {
-    auto t0 = Clock::now();
+    w.phase(&PhaseTimes::fingerprint);
     ++w.c.fingerprint_evals;
-    const bool match = e.verifier.fingerprint_matches(g);
-    w.c.phase_s.fingerprint += seconds_since(t0);
-    if (!match) continue;
+    if (!e.verifier.fingerprint_matches(g)) continue;
     ++w.c.fingerprint_passes;
-    t0 = Clock::now();
-    const bool equivalent = e.verifier.confirm(g).equivalent;
-    w.c.phase_s.verify += seconds_since(t0);
-    if (!equivalent) {
+    w.phase(&PhaseTimes::verify);
+    if (!e.verifier.confirm(g).equivalent) {
       ++w.c.confirm_failures;  // the fingerprint passed a wrong μGraph
       continue;
     }
     ++w.c.verified;
     w.found.push_back(g);
-    return true;
+    found = true;
+    break;
   }
-  return false;
+  if (!completions.empty()) w.phase(caller);
+  return found;
 }
 
+// The generator's work counts as expand, the oracle's as expr; the clock is left as found.
 void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children) {
   ++w.c.states;
   w.progress.fetch_add(1, std::memory_order_relaxed);
@@ -50,11 +52,10 @@ void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& childr
   w.completions.clear();
   e.gen.completions(s, w.completions);
   if (verify_completions(e, w.completions, w)) return;  // as Mirage: a verified μGraph is not extended
-  auto t0 = Clock::now();
   e.gen.candidates(s, children, w.c.pruned);
-  w.c.phase_s.expand += seconds_since(t0);
   w.c.candidates += children.size();
-  t0 = Clock::now();
+  const PhaseClock::Phase caller = w.clock.running();
+  w.phase(&PhaseTimes::expr);
   size_t kept = 0;
   for (const Step& st : children) {
     if (st.query == kNoQuery || e.oracle.is_subexpr(st.query))
@@ -63,19 +64,15 @@ void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& childr
       ++w.c.pruned.expr;
   }
   children.resize(kept);
-  w.c.phase_s.expr += seconds_since(t0);
+  w.phase(caller);
 }
 
+// Applying steps counts as expand: the clock runs in expand between visits.
 void dfs(const Engine& e, const State& s, Worker& w, int depth) {
   if (e.stop.load(std::memory_order_relaxed)) return;
   std::vector<Step>& children = w.steps_at(depth);
   visit(e, s, w, children);
-  for (size_t i = 0; i < children.size(); ++i) {
-    const auto t0 = Clock::now();
-    const State child = e.gen.apply(s, children[i]);
-    w.c.phase_s.expand += seconds_since(t0);
-    dfs(e, child, w, depth + 1);
-  }
+  for (size_t i = 0; i < children.size(); ++i) dfs(e, e.gen.apply(s, children[i]), w, depth + 1);
 }
 
 }  // namespace ugs

@@ -33,9 +33,9 @@ std::vector<std::thread> start_threads(const Engine& e, WorkQueue& q, std::deque
       omp_set_num_threads(1);  // a new thread starts from the default ICVs; the evaluator stays serial
       State s;
       while (q.pop(s)) {
-        const auto t0 = Clock::now();
+        w.start_work();
         dfs(e, s, w, 1);
-        w.c.busy_s += seconds_since(t0);
+        w.stop_work();
         searched.fetch_add(1, std::memory_order_relaxed);
       }
     });
@@ -182,9 +182,9 @@ uint64_t run_dfs_mpi(const Engine& e, const State& root, Worker& collector, std:
   uint64_t dealt = 0;
   if (comm.rank() == 0) {
     Master master(e, comm, q, threads);
-    const auto t0 = Clock::now();
+    collector.start_work();
     collect_middle_states(e, root, collector, 0, [&](State&& s) { master.add(std::move(s)); });
-    collector.c.busy_s += seconds_since(t0);
+    collector.stop_work();
     dealt = master.collected();
     master.run();
   } else {

@@ -8,9 +8,9 @@
 namespace ugs::search_detail {
 
 void run_dfs(const Engine& e, const State& root, std::deque<Worker>& workers) {
-  const auto t0 = Clock::now();
+  workers[0].start_work();
   dfs(e, root, workers[0], 0);
-  workers[0].c.busy_s += seconds_since(t0);
+  workers[0].stop_work();
 }
 
 void collect_middle_states(const Engine& e, const State& s, Worker& w, int depth,
@@ -29,18 +29,18 @@ void collect_middle_states(const Engine& e, const State& s, Worker& w, int depth
 
 uint64_t run_dfs_static(const Engine& e, const State& root, Worker& collector, std::deque<Worker>& workers) {
   std::vector<State> middle;
-  const auto t0 = Clock::now();
+  collector.start_work();
   collect_middle_states(e, root, collector, 0, [&](State&& s) { middle.push_back(std::move(s)); });
-  collector.c.busy_s += seconds_since(t0);
+  collector.stop_work();
   const int n = static_cast<int>(workers.size());
   std::vector<std::thread> threads;
   for (int t = 0; t < n; ++t)
     threads.emplace_back([&, t] {
       omp_set_num_threads(1);  // a new thread starts from the default ICVs; the evaluator stays serial
       Worker& w = workers[t];
-      const auto start = Clock::now();
+      w.start_work();
       for (size_t i = t; i < middle.size(); i += n) dfs(e, middle[i], w, 1);  // round-robin, no stealing
-      w.c.busy_s += seconds_since(start);
+      w.stop_work();
     });
   for (std::thread& th : threads) th.join();
   return middle.size();
@@ -52,24 +52,24 @@ namespace {
 // pool; deeper states are searched depth-first by whichever thread holds them.
 void task_dfs(const Engine& e, const State& s, int depth, int task_depth, std::deque<Worker>& workers) {
   if (e.stop.load(std::memory_order_relaxed)) return;
-  // Busy time is taken between task scheduling points only: a thread may run another task inside
-  // `#pragma omp task`, and that task counts its own time.
+  // Work is timed between task scheduling points only: a thread may run another task inside
+  // `#pragma omp task`, and that task times its own (tasks are tied: the thread stays the same).
   Worker& w = workers[omp_get_thread_num()];
-  auto t0 = Clock::now();
+  w.start_work();
   std::vector<Step> children;
   visit(e, s, w, children);
   for (const Step& st : children) {
     State child = e.gen.apply(s, st);
     if (depth + 1 < task_depth) {
-      w.c.busy_s += seconds_since(t0);
+      w.stop_work();
 #pragma omp task firstprivate(child) shared(e, workers)
       task_dfs(e, child, depth + 1, task_depth, workers);
-      t0 = Clock::now();
+      w.start_work();
     } else {
       dfs(e, child, w, depth + 1);
     }
   }
-  w.c.busy_s += seconds_since(t0);
+  w.stop_work();
 }
 
 }  // namespace
