@@ -1,4 +1,4 @@
-// The breadth-first driver: the layers of unexpanded states, the choice of what to expand next under
+// The breadth-first driver: the levels of the tree of states, the choice of what to expand next under
 // the memory limit, checkpoints and resuming.
 #include <algorithm>
 #include <utility>
@@ -19,37 +19,41 @@ Bfs::Bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, std::s
   if (opt.comm && opt.comm->size() > 1) ranks_ = opt.comm;
 }
 
+// The root is the tree's one base; its key is its encoding's, the same on every rank.
 void Bfs::start(const State& root) {
+  levels_.assign(1, Level{});
+  current_ = 0;
+  if (ranks_ && ranks_->rank() != 0) return;  // with ranks, rank 0 holds the root
   Frontier f;
   f.push(root);
-  layers_.assign(1, Layer{});
-  if (!ranks_ || ranks_->rank() == 0) layers_[0].add(std::move(f));  // with ranks, rank 0 holds the root
-  current_ = 0;
+  NodeSlab slab;
+  slab.push_base(f.state_bytes(0), f.bytes_of(0), structural_key(f.state_bytes(0)));
+  levels_[0].add(std::move(slab));
 }
 
 // A checkpoint's states carry expression ids of the pool that wrote them: each is recomputed in this
-// run's pool from the state's graph.
-void Bfs::rebuild_expressions(Layer& l) const {
-  Frontier fresh;
-  State s;
-  for (const Frontier& f : l.segments())
-    for (size_t i = 0; i < f.size(); ++i) {
-      f.decode_at(i, s);
-      search_detail::rebuild_expressions(s, e_.gen.pool());
-      fresh.push(s);
-    }
-  l = Layer{};
-  l.add(std::move(fresh));
-}
-
+// run's pool from the state's graph, and the state becomes a base of its level.
 void Bfs::resume() {
   Checkpoint c = load();
   if (c.run_key != run_key_)
     throw InputError(checkpoint_path(opt_.checkpoint_dir) +
                      ": written by another search (program, config, field, seed or dedup differ); resume with the "
                      "arguments of the run that wrote it");
-  layers_ = std::move(c.layers);
-  for (Layer& l : layers_) rebuild_expressions(l);
+  levels_.assign(c.layers.size(), Level{});
+  State s;
+  for (size_t d = 0; d < c.layers.size(); ++d) {
+    NodeSlab slab;
+    Frontier fresh;
+    for (size_t i = 0; i < c.layers[d].size(); ++i) {
+      c.layers[d].decode_at(i, s);
+      rebuild_expressions(s, e_.gen.pool());
+      fresh.clear();
+      fresh.push(s);
+      if (slab.full()) levels_[d].add(std::exchange(slab, NodeSlab{}));
+      slab.push_base(fresh.state_bytes(0), fresh.bytes_of(0), c.keys[d][i]);
+    }
+    levels_[d].add(std::move(slab));
+  }
   current_ = c.current;
   collector_.c = c.counters;
   for (size_t t = 0; t < c.workers.size(); ++t) (t < workers_.size() ? workers_[t].c : collector_.c) += c.workers[t];
@@ -62,33 +66,36 @@ void Bfs::resume() {
   r_.chunks = c.chunks;
 }
 
-Frontier Bfs::take_slab() {
-  std::lock_guard<std::mutex> l(spare_lock_);
-  if (spare_.empty()) {
-    Frontier f;
-    f.make_slab();
-    return f;
+NodeSlab Bfs::take_slab() {
+  NodeSlab s;
+  {
+    std::lock_guard<std::mutex> l(spare_lock_);
+    if (!spare_.empty()) {
+      s = std::move(spare_.back());
+      spare_.pop_back();
+    }
   }
-  Frontier f = std::move(spare_.back());
-  spare_.pop_back();
-  f.clear();
-  f.make_slab();  // a spent segment may be the root's or a checkpoint's, not a slab
-  return f;
+  s.clear();
+  return s;
 }
 
-void Bfs::keep_child(ThreadScratch& s, const uint8_t* state, size_t bytes) {
-  if (!s.open.fits(bytes)) {
-    if (!s.open.empty()) s.full.push_back(std::move(s.open));
-    s.open = take_slab();
-  }
-  s.open.push_bytes(state, bytes);
+void Bfs::keep_node(ThreadScratch& s, uint32_t parent, const Step& st) {
+  if (s.open.full()) s.full.push_back(std::exchange(s.open, take_slab()));
+  s.open.push_child(parent, st);
   ++s.kept;
-  s.kept_bytes += bytes;
+  s.kept_bytes += sizeof(Node) + (st.kind == Step::Kind::OpenBlock ? sizeof(Step) : 0);
+}
+
+void Bfs::keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key) {
+  if (s.open.full()) s.full.push_back(std::exchange(s.open, take_slab()));
+  s.open.push_base(state, bytes, key);
+  ++s.kept;
+  s.kept_bytes += sizeof(Node) + bytes + sizeof(uint64_t);
 }
 
 void Bfs::join_full() {
   for (ThreadScratch& s : scratch_) {
-    for (Frontier& f : s.full) layers_[open_depth_].add(std::move(f));
+    for (NodeSlab& f : s.full) levels_[open_depth_].add(std::move(f));
     s.full.clear();
   }
 }
@@ -97,7 +104,7 @@ void Bfs::flush() {
   if (open_depth_ < 0) return;
   join_full();
   for (ThreadScratch& s : scratch_)
-    if (!s.open.empty()) layers_[open_depth_].add(std::exchange(s.open, Frontier{}));
+    if (!s.open.empty()) levels_[open_depth_].add(std::exchange(s.open, NodeSlab{}));
   open_depth_ = -1;
 }
 
@@ -105,7 +112,7 @@ void Bfs::flush() {
 // children's bytes per state so far), at least kMinBatch: the frontier passes the limit by at most
 // about the children of kMinBatch states.
 size_t Bfs::batch_size() const {
-  const size_t n = std::min<size_t>(layers_[current_].size(), cfg_.bfs_batch);
+  const size_t n = std::min<size_t>(levels_[current_].pending(), cfg_.bfs_batch);
   if (opt_.memory_limit_mib <= 0) return n;
   const double per_state = expanded_ ? double(children_bytes_) / double(expanded_) : 4096.0;
   // With ranks, the limit is on the whole frontier and every rank expands its share of the room.
@@ -117,19 +124,23 @@ size_t Bfs::batch_size() const {
 
 size_t Bfs::frontier_bytes() const {
   size_t n = 0;
-  for (const Layer& l : layers_) n += l.bytes();
-  for (const ThreadScratch& s : scratch_) n += s.open.bytes();
+  for (const Level& l : levels_) n += l.bytes();
+  for (const ThreadScratch& s : scratch_) {
+    n += s.open.bytes();
+    for (const NodeSlab& f : s.full) n += f.bytes();
+  }
   return n;
 }
 
-// Without a memory limit, a layer is finished before the next: each is one level. Past the limit,
-// the newest layer is expanded first, so the frontier shrinks toward the leaves (depth-first over
-// chunks); when a layer runs out, the deepest one still holding states is next. The sizes are those
-// of sync(): with ranks, summed over them, so every rank takes the same decision.
+// Without a memory limit, a level is finished before the next: each is one level of the search. Past
+// the limit, the newest level is expanded first, so the frontier shrinks toward the leaves
+// (depth-first over chunks); when a level runs out, the deepest one still holding states is next, and
+// the levels below it, all expanded, go. The sizes are those of sync(): with ranks, summed over them,
+// so every rank takes the same decision.
 bool Bfs::advance() {
   const bool over = opt_.memory_limit_mib > 0 && view_.bytes > (size_t(opt_.memory_limit_mib) << 20);
   auto has = [&](int d) { return view_.sizes[d] > 0; };
-  const bool next_has = current_ + 1 < static_cast<int>(layers_.size()) && has(current_ + 1);
+  const bool next_has = current_ + 1 < static_cast<int>(levels_.size()) && has(current_ + 1);
   if (next_has && (!has(current_) || over)) {
     if (has(current_)) ++r_.chunks;
     ++current_;
@@ -138,10 +149,47 @@ bool Bfs::advance() {
   if (has(current_)) return true;
   for (int d = current_ - 1; d >= 0; --d)
     if (has(d)) {
-      current_ = d;
+      retreat(d);
       return true;
     }
   return false;
+}
+
+void Bfs::retreat(int depth) {
+  for (size_t d = depth + 1; d < levels_.size(); ++d) levels_[d].drop_expanded(spare_);  // all expanded
+  levels_[depth].drop_expanded(spare_);
+  current_ = depth;
+  ++tree_;
+}
+
+// The pending states of every level, encoded whole with their keys (a cursor walks to each), in level
+// order: each thread takes a fixed range, so the file is the same whatever the timing.
+std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys) {
+  std::vector<Frontier> out(levels_.size());
+  keys.assign(levels_.size(), {});
+  std::vector<NodeId> ids;
+  std::vector<Frontier> parts(threads_);
+  std::vector<std::vector<uint64_t>> part_keys(threads_);
+  for (size_t d = 0; d < levels_.size(); ++d) {
+    levels_[d].pending_ids(ids);
+#pragma omp parallel num_threads(threads_)
+    {
+      const int t = omp_get_thread_num();
+      parts[t].clear();
+      part_keys[t].clear();
+      Cursor& cursor = scratch_[t].cursor;
+      for (size_t i = ids.size() * t / threads_; i < ids.size() * (t + 1) / threads_; ++i) {
+        cursor.move_to(levels_, static_cast<int>(d), ids[i], e_.gen, tree_);
+        parts[t].push(cursor.state());
+        part_keys[t].push_back(cursor.key());
+      }
+    }
+    for (int t = 0; t < threads_; ++t) {
+      out[d].take(parts[t]);
+      keys[d].insert(keys[d].end(), part_keys[t].begin(), part_keys[t].end());
+    }
+  }
+  return out;
 }
 
 void Bfs::save(bool complete) {
@@ -150,7 +198,7 @@ void Bfs::save(bool complete) {
   Checkpoint c;
   c.run_key = run_key_;
   c.current = current_;
-  c.layers = layers_;
+  c.layers = materialize(c.keys);
   c.counters = collector_.c;
   for (const Worker& w : workers_) c.workers.push_back(w.c);
   c.levels = r_.levels;
@@ -170,20 +218,20 @@ void Bfs::save(bool complete) {
 void Bfs::run() {
   int last = current_;
   while (true) {
-    if (layers_[current_].size() == 0) flush();  // so that advance() sees every child
+    if (levels_[current_].pending() == 0) flush();  // so that advance() sees every child
     if (!sync() || !advance()) break;
-    if (current_ == open_depth_) flush();  // before the layer is read
+    if (current_ == open_depth_) flush();  // before the level is read
     if (current_ != last) save(false);     // a level (or a chunk of one) is done
     last = current_;
-    Layer& layer = layers_[current_];
+    Level& level = levels_[current_];
     progress_.level.store(current_);
-    progress_.frontier.store(layer.size());
+    progress_.frontier.store(level.pending());
     batch_.clear();
-    layer.peek_back(batch_size(), batch_);
-    if (layers_.size() < static_cast<size_t>(current_) + 2) layers_.resize(current_ + 2);
-    expand(current_);  // decodes the batch first; the children go to the next layer
+    level.peek_back(batch_size(), batch_);
+    if (levels_.size() < static_cast<size_t>(current_) + 2) levels_.resize(current_ + 2);
+    expand(current_);  // the children go to the next level
     r_.peak_frontier_mib = std::max(r_.peak_frontier_mib, double(frontier_bytes()) / (1 << 20));
-    layers_[current_].drop_back(batch_.size(), spare_);
+    levels_[current_].drop_back(batch_.size());
   }
   flush();
   save(!e_.stop.load());

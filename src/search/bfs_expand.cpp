@@ -1,10 +1,11 @@
 // One batch of the breadth-first search. The batch is cut into chunks of kChunk states that threads
-// take dynamically; each state is decoded into its thread's scratch and, while it is hot in cache,
-// generated and its children made: a step whose query the oracle's cache knows (nearly all) is
-// settled inline, the others wait for the batch's one oracle call. States with completions wait
-// for the batch's one fingerprint call when the backend wants batches (a GPU); with the CPU backend
-// their thread fingerprints them at once, in parallel with the others. The serial glue reads the
-// chunks in order, so a run is repeatable whatever thread took which chunk.
+// take dynamically; each thread's cursor walks to each state of its chunk (a step back and a step
+// forward from the previous one, mostly) and, while the state is hot in cache, generates its steps:
+// a step whose query the oracle's cache knows (nearly all) is settled at once, the others wait for the
+// batch's one oracle call. A child is its parent and its step: nothing is encoded. States with
+// completions wait for the batch's one fingerprint call when the backend wants batches (a GPU); with
+// the CPU backend their thread fingerprints them at once, in parallel with the others. The serial glue
+// reads the chunks in order, so a run is repeatable whatever thread took which chunk.
 #include <algorithm>
 
 #include "bfs_impl.h"
@@ -12,7 +13,8 @@
 namespace ugs::search_detail {
 
 void Chunk::clear() {
-  children.clear();
+  parents.clear();
+  steps.clear();
   keys.clear();
   keep.clear();
   kernel_level.clear();
@@ -28,6 +30,7 @@ void Bfs::expand(int depth) {
   r_.levels[depth].level = depth;
   r_.levels[depth].frontier += batch_.size();
   n_ = batch_.size();
+  batch_keys_.resize(n_);
   if (chunks_.size() < num_chunks()) chunks_.resize(num_chunks());
   for (ThreadScratch& s : scratch_) s.candidates = s.cache_hits = 0;
   expand_chunks();
@@ -45,18 +48,24 @@ void Bfs::expand(int depth) {
   expanded_ += n_;
 }
 
+void Bfs::visit(uint32_t i, int t) {
+  Cursor& c = scratch_[t].cursor;
+  c.move_to(levels_, current_, batch_[i], e_.gen, tree_);
+  batch_keys_[i] = c.key();
+}
+
 void Bfs::expand_chunks() {
   const auto t0 = Clock::now();
   each_chunk([&](size_t c, int t) {
     Chunk& ch = chunks_[c];
     ch.clear();
     Worker& w = workers_[t];
-    State& s = scratch_[t].state;
     const size_t end = std::min(n_, (c + 1) * kChunk);
     for (size_t i = c * kChunk; i < end; ++i) {
       ++w.c.states;
       w.progress.fetch_add(1, std::memory_order_relaxed);
-      decode(batch_[i], s);
+      visit(static_cast<uint32_t>(i), t);
+      const State& s = scratch_[t].cursor.state();
       const size_t before = ch.completions.size();
       e_.gen.completions(s, ch.completions);
       if (ch.completions.size() > before) {  // verified first: a verified μGraph is not extended
@@ -76,17 +85,17 @@ void Bfs::expand_chunks() {
   collector_.c.phase_s.expand += seconds_since(t0);
 }
 
-// The steps from state i; those the cache settles become children at once.
+// The steps from state i (under thread t's cursor); those the cache settles become children at once.
 void Bfs::generate(uint32_t i, Chunk& c, int t) {
   ThreadScratch& s = scratch_[t];
   Worker& w = workers_[t];
   s.steps.clear();
-  e_.gen.candidates(s.state, s.steps, w.c.pruned);
+  e_.gen.candidates(s.cursor.state(), s.steps, w.c.pruned);
   w.c.candidates += s.steps.size();
   s.candidates += s.steps.size();
   for (const Step& st : s.steps) {
     if (st.query == kNoQuery) {
-      make_child(st, c, t);
+      make_child(i, st, c, t);
       continue;
     }
     const std::optional<bool> known = e_.oracle.cached(st.query);
@@ -95,27 +104,26 @@ void Bfs::generate(uint32_t i, Chunk& c, int t) {
     } else {
       ++s.cache_hits;
       if (*known)
-        make_child(st, c, t);
+        make_child(i, st, c, t);
       else
         ++w.c.pruned.expr;
     }
   }
 }
 
-// Applies st to the decoded parent in scratch_[t].state, encodes the child, and takes the step back;
-// a step that is not an op is applied to a copy.
-void Bfs::make_child(const Step& st, Chunk& c, int t) {
-  ThreadScratch& s = scratch_[t];
-  const bool in_place = Generator::appends_op(st);
-  State& child = in_place ? s.state : (s.child = s.state);
-  e_.gen.apply_in_place(child, st);
-  if (opt_.dedup == Dedup::Function && !child.open) {
+// The child of batch state i by st: its parent, step and key. Function dedup also needs the graph of a
+// child outside any block graph, applied to a copy of the parent (thread t's cursor stands on it).
+void Bfs::make_child(uint32_t i, const Step& st, Chunk& c, int t) {
+  const bool kernel_level = st.kind == Step::Kind::CloseBlock || st.kind == Step::Kind::KernelOp;
+  if (opt_.dedup == Dedup::Function && kernel_level) {
+    State& child = scratch_[t].child = scratch_[t].cursor.state();
+    e_.gen.apply_in_place(child, st);
     c.kernel_level.push_back(child.g);
-    c.kernel_level_child.push_back(static_cast<uint32_t>(c.children.size()));
+    c.kernel_level_child.push_back(static_cast<uint32_t>(c.steps.size()));
   }
-  c.children.push(child);
-  c.keys.push_back(structural_key(c.children.state_bytes(c.children.size() - 1)));
-  if (in_place) Generator::undo_op(s.state, st);
+  c.parents.push_back(i);
+  c.steps.push_back(st);
+  c.keys.push_back(child_key(batch_keys_[i], step_hash(st)));
 }
 
 // The batch's completions in one backend call. A state with a match is not expanded if one of its
@@ -142,7 +150,11 @@ void Bfs::verify() {
     if (any) runs_.emplace_back(k, end);
     k = end;
   }
-  parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); });
+  // Fewer runs than threads: one after another, each with the evaluator's own threads (blocks, rows).
+  if (runs_.size() < static_cast<size_t>(threads_))
+    for (size_t j = 0; j < runs_.size(); ++j) confirm_run(j);
+  else
+    parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); });
 }
 
 // Confirms run j's matching completions in order; the first that passes is recorded.
@@ -165,12 +177,15 @@ void Bfs::confirm_run(size_t j) {
 }
 
 void Bfs::expand_deferred() {
+  bool any = false;
+  for (size_t c = 0; c < num_chunks() && !any; ++c) any = !chunks_[c].deferred.empty();
+  if (!any) return;
   const auto t0 = Clock::now();
   each_chunk([&](size_t c, int t) {
     Chunk& ch = chunks_[c];
     for (uint32_t i : ch.deferred)
       if (!verified_[i]) {
-        decode(batch_[i], scratch_[t].state);
+        visit(i, t);
         generate(i, ch, t);
       }
   });
@@ -178,8 +193,8 @@ void Bfs::expand_deferred() {
 }
 
 // The queries the cache did not know, in one oracle call that answers each distinct one once (with
-// ranks, those only z3 can answer once over all ranks); then the children of the kept steps, each
-// parent decoded once more.
+// ranks, those only z3 can answer once over all ranks); then the children of the kept steps (the
+// parent visited again only when function dedup needs its graph).
 void Bfs::settle_misses() {
   auto t0 = Clock::now();
   queries_.clear();
@@ -194,25 +209,23 @@ void Bfs::settle_misses() {
   std::vector<size_t> first(num_chunks() + 1, 0);  // chunk c's answers start at first[c]
   for (size_t c = 0; c < num_chunks(); ++c) first[c + 1] = first[c] + chunks_[c].misses.size();
   each_chunk([&](size_t c, int t) {
-    uint32_t decoded = ~0u;
     for (size_t k = 0; k < chunks_[c].misses.size(); ++k) {
       const Pending& p = chunks_[c].misses[k];
       if (!answers_[first[c] + k]) {
         ++workers_[t].c.pruned.expr;
         continue;
       }
-      if (p.parent != decoded) decode(batch_[p.parent], scratch_[t].state);
-      decoded = p.parent;
-      make_child(p.step, chunks_[c], t);
+      if (opt_.dedup == Dedup::Function) visit(p.parent, t);
+      make_child(p.parent, p.step, chunks_[c], t);
     }
   });
   collector_.c.phase_s.expand += seconds_since(t0);
 }
 
-// The children deduplicated, those other ranks own sent to them, the rest copied into the threads'
-// open slabs: thread t takes a fixed range of chunks, so the layer's order does not depend on timing.
+// The children deduplicated, those other ranks own sent to them, the rest put into the threads' open
+// slabs: thread t takes a fixed range of chunks, so the level's order does not depend on timing.
 void Bfs::keep_children(int depth) {
-  for (size_t c = 0; c < num_chunks(); ++c) chunks_[c].keep.assign(chunks_[c].children.size(), 1);
+  for (size_t c = 0; c < num_chunks(); ++c) chunks_[c].keep.assign(chunks_[c].steps.size(), 1);
   dedup();
   const uint64_t routed = route_out();
 
@@ -228,8 +241,8 @@ void Bfs::keep_children(int depth) {
     s.kept = s.kept_bytes = 0;
     for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {
       const Chunk& ch = chunks_[c];
-      for (size_t i = 0; i < ch.children.size(); ++i)
-        if (ch.keep[i]) keep_child(s, ch.children.state_bytes(i), ch.children.bytes_of(i));
+      for (size_t i = 0; i < ch.steps.size(); ++i)
+        if (ch.keep[i]) keep_node(s, batch_[ch.parents[i]], ch.steps[i]);
     }
     workers_[t].c.busy_s += seconds_since(busy);
   }

@@ -9,7 +9,8 @@
 
 #include "bfs.h"
 #include "checkpoint.h"
-#include "state_codec.h"
+#include "cursor.h"
+#include "state_tree.h"
 #include "ugs/search/comm.h"
 #include "wire.h"
 
@@ -22,13 +23,14 @@ struct Pending {
 };
 
 // What one chunk of a batch (kChunk consecutive states) produces. Threads take chunks dynamically;
-// the serial glue reads the chunks in order, so the next layer is the same in every run.
+// the serial glue reads the chunks in order, so the next level is the same in every run.
 struct Chunk {
-  Frontier children;                         // encoded, in the order they were made
-  std::vector<uint64_t> keys;                // per child: its structural key
-  std::vector<uint8_t> keep;                 // per child: survives dedup and routing
+  std::vector<uint32_t> parents;             // per child: the batch state it came from
+  std::vector<Step> steps;                   // and its step
+  std::vector<uint64_t> keys;                // its key
+  std::vector<uint8_t> keep;                 // whether it survives dedup and routing
   std::vector<KernelGraph> kernel_level;     // function dedup: the children outside any block graph
-  std::vector<uint32_t> kernel_level_child;  // and their index in `children`
+  std::vector<uint32_t> kernel_level_child;  // and their index among the chunk's children
   std::vector<Pending> misses;               // steps whose query the oracle's cache did not know
   std::vector<uint32_t> deferred;            // states with completions: expanded once they are verified
   std::vector<KernelGraph> completions;
@@ -38,14 +40,14 @@ struct Chunk {
 
 // One thread's scratch memory, reused by every batch.
 struct alignas(64) ThreadScratch {
-  State state;  // the batch state being expanded, decoded; children are applied to it and taken back
-  State child;  // a child that is not an op (opening, closing a block graph), or one that arrived
+  Cursor cursor;  // on the batch state being expanded
+  State child;    // function dedup, routing: a child, applied to a copy of its parent
   std::vector<Step> steps;
-  Frontier buffer;  // an arriving child, re-encoded
-  // The kept children are copied into the thread's open slab, which lives across batches: a slab
-  // joins its layer when full (through `full`, in thread order after the batch) or when flushed.
-  Frontier open;
-  std::vector<Frontier> full;
+  Frontier buffer;  // a child being encoded (routing, checkpoints)
+  // The kept children go into the thread's open slab, which lives across batches: a slab joins its
+  // level when full (through `full`, in thread order after the batch) or when flushed.
+  NodeSlab open;
+  std::vector<NodeSlab> full;
   uint64_t kept = 0, kept_bytes = 0;  // this batch's kept children and their bytes
   uint64_t candidates = 0, cache_hits = 0;  // this batch's steps, and queries the cache answered inline
 };
@@ -59,25 +61,27 @@ class Bfs {
   void run();
 
  private:
-  // bfs.cpp: the layers and the checkpoints.
+  // bfs.cpp: the levels and the checkpoints.
   size_t frontier_bytes() const;
 
   size_t batch_size() const;
   static constexpr size_t kMinBatch = 16;
-  bool advance();  // moves `current_` to the next layer to expand; false when none is left
+  bool advance();  // moves `current_` to the next level to expand; false when none is left
+  void retreat(int depth);  // to a shallower level: the deeper ones are done and go
   void save(bool complete);
-  void rebuild_expressions(Layer& l) const;
+  std::vector<Frontier> materialize(std::vector<std::vector<uint64_t>>& keys);  // the pending states, by depth
 
   // bfs_expand.cpp: one batch.
-  static constexpr size_t kChunk = 16;
+  static constexpr size_t kChunk = 64;
   void expand(int depth);
   void expand_chunks();         // every state, but those with completions: generated, children made
   void verify();                // the completions, fingerprinted in one call; matches confirmed
   void expand_deferred();       // the states with completions that none of theirs passed
   void settle_misses();         // the queries the cache did not know, in one oracle batch
   void keep_children(int depth);  // deduplicated, routed, copied into the open slabs
-  void generate(uint32_t i, Chunk& c, int t);  // state i, decoded in scratch_[t].state
-  void make_child(const Step& st, Chunk& c, int t);  // of scratch_[t].state
+  void visit(uint32_t i, int t);  // moves thread t's cursor to batch state i
+  void generate(uint32_t i, Chunk& c, int t);  // state i, under thread t's cursor
+  void make_child(uint32_t i, const Step& st, Chunk& c, int t);
   void confirm_run(size_t j);
   template <class F>
   void parallel(size_t n, F body, bool dynamic = false);
@@ -102,7 +106,7 @@ class Bfs {
   struct View {
     bool stop = false;
     uint64_t bytes = 0;           // frontier bytes
-    std::vector<uint64_t> sizes;  // states per layer
+    std::vector<uint64_t> sizes;  // pending states per level
   };
   Comm* ranks_ = nullptr;  // null in one process
   View view_;
@@ -122,20 +126,23 @@ class Bfs {
   const bool batched_;  // completions go to the backend in one call per batch (else each state's at once)
   const Clock::time_point t0_ = Clock::now();
 
-  std::vector<Layer> layers_;     // unexpanded states by depth
+  std::vector<Level> levels_;  // every node by depth: the pending ones, and the ancestors of deeper ones
   int current_ = 0;
-  std::vector<const uint8_t*> batch_;  // the batch's encodings, in place in the current layer
+  uint64_t tree_ = 0;  // changes whenever nodes are dropped, so that cursors start over
+  std::vector<NodeId> batch_;     // the batch's nodes in the current level
+  std::vector<uint64_t> batch_keys_;  // and their keys
   uint64_t expanded_ = 0, children_bytes_ = 0;  // for the batch size under a memory limit
-  // Slabs of spent states, reused for new children: after the first levels the frontier allocates
-  // nothing and faults no page. Taken by the threads under the lock, once per slab filled.
-  std::vector<Frontier> spare_;
+  // Slabs of dropped levels, reused for new children: after the first levels, a search under a memory
+  // limit allocates nothing and faults no page. Taken by the threads under the lock, once per slab.
+  std::vector<NodeSlab> spare_;
   std::mutex spare_lock_;
-  Frontier take_slab();
-  // The threads' open slabs hold children of layer open_depth_ (-1: none). They join it when full, and
-  // all of them before that layer is read: before it is expanded, before advance() looks for states
-  // (when the current layer runs out), before a checkpoint.
+  NodeSlab take_slab();
+  // The threads' open slabs hold children of level open_depth_ (-1: none). They join it when full, and
+  // all of them before that level is read: before it is expanded, before advance() looks for states
+  // (when the current level runs out), before a checkpoint.
   int open_depth_ = -1;
-  void keep_child(ThreadScratch& s, const uint8_t* state, size_t bytes);  // into the thread's open slab
+  void keep_node(ThreadScratch& s, uint32_t parent, const Step& st);  // into the thread's open slab
+  void keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key);
   void join_full();                                                 // after a batch, in thread order
   void flush();
   size_t n_ = 0;                  // states in the batch

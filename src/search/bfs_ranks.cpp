@@ -5,8 +5,9 @@
 //              (a rank whose shard of the layer is empty expands empty batches);
 //   share_z3   the batch's queries that neither the cache nor the structural stage answers, gathered
 //              from every rank, deduplicated, solved round-robin over the ranks, answers to all;
-//   route      each child to the rank that owns its key (all-to-all), where duplicates meet, so
-//              structural dedup is global; arrivals get their expressions rebuilt in this pool.
+//   route      each child to the rank that owns its key (all-to-all), encoded whole with its key,
+//              where duplicates meet, so structural dedup is global; an arrival gets its expressions
+//              rebuilt in this pool and becomes a base of the next level.
 // Function dedup stays per rank: a rank keeps the cheapest state of each function it generated, so
 // the ranks together keep a superset of the states one process keeps (the same best cost).
 // Checkpoints: one file per rank and generation, and a manifest naming the generation every rank
@@ -33,12 +34,17 @@ int owner_of(uint64_t key, int ranks) { return static_cast<int>(splitmix64(key) 
 }  // namespace
 
 bool Bfs::sync() {
-  view_.sizes.assign(layers_.size(), 0);
-  for (size_t d = 0; d < layers_.size(); ++d) view_.sizes[d] = layers_[d].size();
+  view_.sizes.assign(levels_.size(), 0);
+  for (size_t d = 0; d < levels_.size(); ++d) view_.sizes[d] = levels_[d].pending();
+  if (open_depth_ >= 0)  // the threads' open slabs: the level's too, joined before it is read
+    for (const ThreadScratch& s : scratch_) {
+      view_.sizes[open_depth_] += s.open.nodes.size();
+      for (const NodeSlab& f : s.full) view_.sizes[open_depth_] += f.nodes.size();
+    }
   view_.bytes = frontier_bytes();
   view_.stop = e_.stop.load(std::memory_order_relaxed);
   if (!ranks_) return !view_.stop;
-  if (layers_.size() > kMaxLayers) throw std::logic_error("bfs: more layers than kMaxLayers");
+  if (levels_.size() > kMaxLayers) throw std::logic_error("bfs: more levels than kMaxLayers");
   const auto t0 = Clock::now();
   std::vector<uint64_t> v(2 + kMaxLayers, 0);
   v[0] = view_.stop;
@@ -100,21 +106,29 @@ void Bfs::share_z3(const std::vector<expr::ExprId>& queries) {
       e_.oracle.learn(distinct[r + j * ranks_->size()], all[r][j] != 0);
 }
 
-// Children other ranks own go to this rank's outbox, out of the chunks' `keep`.
+// Children other ranks own go to this rank's outbox (encoded: their parent, visited again, with
+// their step applied), out of the chunks' `keep`.
 uint64_t Bfs::route_out() {
   if (!ranks_) return 0;
   const int n = ranks_->size(), me = ranks_->rank();
   outbox_.assign(n, WireWriter{});
   uint64_t routed = 0;
+  ThreadScratch& s = scratch_[0];
   for (size_t c = 0; c < num_chunks(); ++c) {
     Chunk& ch = chunks_[c];
-    for (size_t i = 0; i < ch.children.size(); ++i) {
+    for (size_t i = 0; i < ch.steps.size(); ++i) {
       const int owner = owner_of(ch.keys[i], n);
       if (!ch.keep[i] || owner == me) continue;
-      put_state(ch.children.state_bytes(i), ch.children.bytes_of(i), outbox_[owner]);
+      visit(ch.parents[i], 0);
+      s.child = s.cursor.state();
+      e_.gen.apply_in_place(s.child, ch.steps[i]);
+      s.buffer.clear();
+      s.buffer.push(s.child);
+      put_state(s.buffer.state_bytes(0), s.buffer.bytes_of(0), outbox_[owner]);
+      outbox_[owner].put(ch.keys[i]);
       ch.keep[i] = 0;
       ++routed;
-      children_bytes_ += ch.children.bytes_of(i);
+      children_bytes_ += s.buffer.bytes_of(0);
     }
   }
   return routed;
@@ -132,10 +146,12 @@ void Bfs::route_in() {
 
   t0 = Clock::now();
   std::vector<std::string_view> items;
+  std::vector<uint64_t> keys;
   for (int r = 0; r < ranks_->size(); ++r)
-    for (WireReader rd(from[r]); !rd.done();) items.push_back(rd.get_bytes());
-  std::vector<uint64_t> keys(items.size());
-  for (size_t i = 0; i < items.size(); ++i) keys[i] = structural_key(reinterpret_cast<const uint8_t*>(items[i].data()));
+    for (WireReader rd(from[r]); !rd.done();) {
+      items.push_back(rd.get_bytes());
+      keys.push_back(rd.get<uint64_t>());
+    }
   std::unordered_set<uint64_t> present;
   for (size_t c = 0; c < num_chunks(); ++c)
     for (size_t i = 0; i < chunks_[c].keys.size(); ++i)
@@ -155,7 +171,7 @@ void Bfs::route_in() {
     search_detail::rebuild_expressions(s.child, e_.gen.pool());
     s.buffer.clear();
     s.buffer.push(s.child);
-    keep_child(s, s.buffer.state_bytes(0), s.buffer.bytes_of(0));
+    keep_base(s, s.buffer.state_bytes(0), s.buffer.bytes_of(0), keys[i]);
   });
   for (const ThreadScratch& s : scratch_) r_.items += s.kept;
   r_.levels[open_depth_ - 1].bytes += ranks_->bytes_sent() - sent_before_;

@@ -1,5 +1,5 @@
 // The checkpoint file: a magic line, a JSON header (what was searched, statistics, μGraphs found),
-// then each layer's encoded states and the dedup keys as raw bytes.
+// then each layer's encoded states and their keys, and the function dedup's keys, as raw bytes.
 #include "checkpoint.h"
 
 #include <cstring>
@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kMagic[] = "UGSCKPT2";  // 2: states encode their structure first
+constexpr char kMagic[] = "UGSCKPT3";  // 3: each state's key follows its layer
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
 
 // Every counter by name, so adding one to Counters is one line here too.
@@ -74,11 +74,7 @@ json header_json(const Checkpoint& c) {
   for (const LevelStats& l : c.levels) levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes});
   for (const KernelGraph& g : c.found) found.push_back(to_json(g));
   for (const Counters& w : c.workers) workers.push_back(counters_json(w));
-  for (const Layer& l : c.layers) {
-    size_t bytes = 0;
-    for (const Frontier& f : l.segments()) bytes += f.data().size();
-    layers.push_back({l.size(), bytes});
-  }
+  for (const Frontier& f : c.layers) layers.push_back({f.size(), f.data().size()});
   return {{"run_key", c.run_key}, {"current", c.current},      {"counters", counters_json(c.counters)},
           {"workers", workers},   {"levels", levels},          {"found", found},
           {"expr", expr_json(c.expr)}, {"wall_s", c.wall_s},   {"peak_frontier_mib", c.peak_frontier_mib},
@@ -104,8 +100,10 @@ void write_checkpoint_file(const std::string& path, const Checkpoint& c) {
   const uint64_t len = header.size();
   append_raw(out, &len, sizeof len);
   out += header;
-  for (const Layer& l : c.layers)
-    for (const Frontier& f : l.segments()) append_raw(out, f.data().data(), f.data().size());
+  for (size_t d = 0; d < c.layers.size(); ++d) {
+    append_raw(out, c.layers[d].data().data(), c.layers[d].data().size());
+    append_raw(out, c.keys[d].data(), c.keys[d].size() * sizeof(uint64_t));
+  }
   append_raw(out, c.seen.data(), c.seen.size() * sizeof(c.seen[0]));
   write_file_atomic(path, out);
 }
@@ -139,13 +137,13 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
     c.complete = h.at("complete");
     for (const json& l : h.at("layers")) {
       const size_t count = l.at(0), n = l.at(1);
-      if (n > bytes.size() - pos) throw damaged("truncated layers");
-      Bytes data(bytes.begin() + static_cast<std::ptrdiff_t>(pos),
-                                bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
-      Frontier f;
-      f.assign(std::move(data), count);
-      c.layers.emplace_back().add(std::move(f));
+      if (n > bytes.size() - pos || count * sizeof(uint64_t) > bytes.size() - pos - n) throw damaged("truncated layers");
+      Bytes data(bytes.begin() + static_cast<std::ptrdiff_t>(pos), bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
+      c.layers.emplace_back().assign(std::move(data), count);
       pos += n;
+      std::vector<uint64_t>& keys = c.keys.emplace_back(count);
+      if (count) std::memcpy(keys.data(), bytes.data() + pos, count * sizeof(uint64_t));
+      pos += count * sizeof(uint64_t);
     }
     const size_t seen = h.at("seen");
     if (seen * sizeof(c.seen[0]) != bytes.size() - pos) throw damaged("truncated dedup keys");

@@ -15,7 +15,8 @@ namespace ugs::search_detail {
 struct Checkpoint {
   std::string run_key;              // what the run searches; a resume must match it
   int current = 0;                  // the layer being expanded
-  std::vector<Layer> layers;        // unexpanded states by depth (expressions stale: rebuilt on resume)
+  std::vector<Frontier> layers;     // pending states by depth (expressions stale: rebuilt on resume)
+  std::vector<std::vector<uint64_t>> keys;  // and their keys
   Counters counters;                // everything counted so far
   std::vector<Counters> workers;
   std::vector<LevelStats> levels;

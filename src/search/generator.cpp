@@ -168,11 +168,21 @@ void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts&
   } while (dims.next());
 }
 
+void Generator::apply_op(State& c, const Op& op, expr::ExprId query) {
+  if (c.open) {
+    c.b.add_op(op);
+    c.bexpr.push_back(query);
+  } else {
+    c.g.add_op(op);
+    c.kexpr.push_back(query);
+  }
+}
+
 void Generator::apply_in_place(State& c, const Step& st) const {
   switch (st.kind) {
     case Step::Kind::KernelOp:
-      c.g.add_op(st.op);
-      c.kexpr.push_back(st.query);
+    case Step::Kind::BlockOp:
+      apply_op(c, st.op, st.query);
       break;
     case Step::Kind::OpenBlock:
       c.open = true;
@@ -184,10 +194,6 @@ void Generator::apply_in_place(State& c, const Step& st) const {
         c.b.add_input(in.tensor, c.g.shape(in.tensor), in.imap, in.fmap);
         c.bexpr.push_back(c.kexpr[in.tensor]);  // a loader passes its tensor's expression
       }
-      break;
-    case Step::Kind::BlockOp:
-      c.b.add_op(st.op);
-      c.bexpr.push_back(st.query);
       break;
     case Step::Kind::CloseBlock: {
       const FixedVec<int32_t, kMaxTiles> outs = savable_tiles(c.b);
@@ -202,13 +208,13 @@ void Generator::apply_in_place(State& c, const Step& st) const {
   }
 }
 
-void Generator::undo_op(State& s, const Step& st) {
-  if (st.kind == Step::Kind::KernelOp) {
-    s.g.pop_op();
-    s.kexpr.pop_back();
-  } else {
+void Generator::undo_op(State& s) {
+  if (s.open) {
     s.b.pop_op();
     s.bexpr.pop_back();
+  } else {
+    s.g.pop_op();
+    s.kexpr.pop_back();
   }
 }
 

@@ -220,16 +220,6 @@ void Frontier::take(Frontier& other) {
   other.clear();
 }
 
-void Frontier::pop_back(size_t n, Frontier& out) {
-  out.clear();
-  const size_t first = starts_.size() - n;
-  const uint64_t cut = n ? starts_[first] : data_.size();
-  out.data_.assign(data_.begin() + static_cast<std::ptrdiff_t>(cut), data_.end());
-  for (size_t i = first; i < starts_.size(); ++i) out.starts_.push_back(starts_[i] - cut);
-  data_.resize(cut);
-  starts_.resize(first);
-}
-
 void Frontier::assign(Bytes data, size_t count) {
   data_ = std::move(data);
   starts_.clear();
@@ -238,37 +228,6 @@ void Frontier::assign(Bytes data, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     starts_.push_back(static_cast<uint64_t>(p - data_.data()));
     p = decode(p, s);
-  }
-}
-
-void Layer::add(Frontier&& segment) {
-  if (segment.empty()) return;
-  size_ += segment.size();
-  bytes_ += segment.bytes();
-  segments_.push_back(std::move(segment));
-}
-
-void Layer::peek_back(size_t n, std::vector<const uint8_t*>& out) const {
-  for (auto seg = segments_.rbegin(); n > 0 && seg != segments_.rend(); ++seg) {
-    const size_t take = std::min(n, seg->size());
-    for (size_t i = seg->size() - take; i < seg->size(); ++i) out.push_back(seg->state_bytes(i));
-    n -= take;
-  }
-}
-
-void Layer::drop_back(size_t n, std::vector<Frontier>& emptied) {
-  while (n > 0 && !segments_.empty()) {
-    Frontier& last = segments_.back();
-    const size_t take = std::min(n, last.size());
-    size_ -= take;
-    bytes_ -= last.bytes();
-    last.drop_back(take);
-    bytes_ += last.bytes();
-    n -= take;
-    if (last.empty()) {
-      emptied.push_back(std::move(last));
-      segments_.pop_back();
-    }
   }
 }
 

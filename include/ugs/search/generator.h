@@ -33,12 +33,10 @@ class Generator {
     return c;
   }
   void apply_in_place(State& s, const Step& step) const;
-  // A step that appends one op (a kernel or a block op) can be taken back by undo_op, so a driver
-  // can visit such a child in place, without copying its parent.
-  static bool appends_op(const Step& step) {
-    return step.kind == Step::Kind::KernelOp || step.kind == Step::Kind::BlockOp;
-  }
-  static void undo_op(State& s, const Step& step);  // after apply_in_place(s, step); appends_op(step)
+  // A step that appends one op (a kernel op, or a block op when a block graph is open) is taken back
+  // by undo_op, so a driver can move between states in place, without copying them.
+  static void apply_op(State& s, const Op& op, expr::ExprId query);  // what apply_in_place does for one
+  static void undo_op(State& s);
   // The μGraphs s completes: at kernel level, its open tensors matched to the program's outputs in
   // any order with equal shapes (one graph per matching order), outputs in program order.
   void completions(const State& s, std::vector<KernelGraph>& out) const;

@@ -1,0 +1,139 @@
+#include "state_tree.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace ugs::search_detail {
+namespace {
+
+// The first byte of a packed step: an op's kind (kKernelOp or kBlockOp added), an opening, a closing.
+constexpr uint64_t kKernelOp = 0x00, kBlockOp = 0x40, kOpen = 0xFE, kClose = 0xFF;
+static_assert(kNumOpKinds <= 0x40, "op kinds must fit under the block tag");
+
+uint64_t byte_of(int v) { return static_cast<uint8_t>(static_cast<int8_t>(v)); }
+int8_t signed_byte(uint64_t code, int at) { return static_cast<int8_t>(static_cast<uint8_t>(code >> (8 * at))); }
+
+}  // namespace
+
+uint64_t pack_step(const Step& st, uint32_t opening) {
+  switch (st.kind) {
+    case Step::Kind::KernelOp:
+    case Step::Kind::BlockOp: {
+      const uint64_t tag = static_cast<uint64_t>(st.op.kind) + (st.kind == Step::Kind::BlockOp ? kBlockOp : kKernelOp);
+      return tag | byte_of(st.op.dim) << 8 | byte_of(st.op.in[0]) << 16 | byte_of(st.op.in[1]) << 24 |
+             uint64_t{static_cast<uint32_t>(st.op.to)} << 32;
+    }
+    case Step::Kind::OpenBlock: return kOpen | uint64_t{opening} << 32;
+    case Step::Kind::CloseBlock:
+      return kClose | byte_of(st.omap[0]) << 8 | byte_of(st.omap[1]) << 16 | byte_of(st.omap[2]) << 24;
+  }
+  throw std::logic_error("pack_step: unknown step kind");
+}
+
+bool is_op(const Node& n) { return (n.step & 0xFF) < kOpen; }
+
+Op op_of(const Node& n) {
+  const uint64_t tag = n.step & 0xFF;
+  Op op;
+  op.kind = static_cast<OpKind>(tag - (tag >= kBlockOp ? kBlockOp : kKernelOp));
+  op.dim = signed_byte(n.step, 1);
+  op.in = {signed_byte(n.step, 2), signed_byte(n.step, 3)};
+  op.to = static_cast<int32_t>(n.step >> 32);
+  return op;
+}
+
+Step unpack_step(const Node& n, const NodeSlab& slab) {
+  const uint64_t tag = n.step & 0xFF;
+  if (tag == kOpen) return slab.openings[n.step >> 32];
+  Step st;
+  if (tag == kClose) {
+    st.kind = Step::Kind::CloseBlock;
+    for (int a = 0; a < 3; ++a) st.omap[a] = signed_byte(n.step, a + 1);
+    return st;
+  }
+  st.kind = tag >= kBlockOp ? Step::Kind::BlockOp : Step::Kind::KernelOp;
+  st.op = op_of(n);
+  st.query = n.query;
+  return st;
+}
+
+uint64_t step_hash(const Step& st) {
+  if (st.kind != Step::Kind::OpenBlock) return splitmix64(pack_step(st, 0));
+  Hasher h(kOpen);
+  for (int32_t g : st.grid) h.add(static_cast<uint32_t>(g));
+  h.add(static_cast<uint32_t>(st.loop));
+  for (const BlockInput& in : st.inputs) {
+    uint64_t v = static_cast<uint32_t>(in.tensor);
+    for (int a = 0; a < 3; ++a) v = v << 8 | byte_of(in.imap[a]);
+    h.add(v << 8 | byte_of(in.fmap));
+  }
+  return h.value();
+}
+
+uint64_t step_hash(const Node& n, const NodeSlab& slab) {
+  return (n.step & 0xFF) == kOpen ? step_hash(slab.openings[n.step >> 32]) : splitmix64(n.step);
+}
+
+void NodeSlab::push_child(NodeId parent, const Step& st) {
+  const uint32_t opening = static_cast<uint32_t>(openings.size());
+  if (st.kind == Step::Kind::OpenBlock) openings.push_back(st);
+  nodes.push_back({parent, st.query, pack_step(st, opening)});
+}
+
+void NodeSlab::push_base(const uint8_t* encoded, size_t bytes, uint64_t key) {
+  nodes.push_back({kBase, kNoQuery, bases.size()});
+  bases.push_bytes(encoded, bytes);
+  base_keys.push_back(key);
+}
+
+size_t Level::bytes() const {
+  size_t n = 0;
+  for (const NodeSlab& s : slabs_) n += s.bytes();
+  return n;
+}
+
+void Level::add(NodeSlab&& s) {
+  if (s.empty()) return;
+  if (pending_ != nodes_) throw std::logic_error("Level::add: the level has expanded nodes");
+  if (s.nodes.size() > NodeSlab::kNodes || slabs_.size() >= (size_t{1} << (32 - NodeSlab::kBits)) - 1)
+    throw std::logic_error("Level::add: a slab or the level is too big for a NodeId");
+  first_.push_back(nodes_);
+  nodes_ += s.nodes.size();
+  pending_ = nodes_;
+  slabs_.push_back(std::move(s));
+}
+
+size_t Level::slab_at(size_t position) const {
+  return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), position) - first_.begin()) - 1;
+}
+
+void Level::peek_back(size_t n, std::vector<NodeId>& out) const {
+  n = std::min(n, pending_);
+  const size_t start = out.size();
+  out.resize(start + n);
+  size_t at = pending_;
+  size_t slab = n ? slab_at(at - 1) : 0;
+  for (size_t k = n; k > 0; --k) {
+    --at;
+    while (at < first_[slab]) --slab;
+    out[start + k - 1] = static_cast<NodeId>(slab << NodeSlab::kBits | (at - first_[slab]));
+  }
+}
+
+void Level::pending_ids(std::vector<NodeId>& out) const {
+  out.clear();
+  peek_back(pending_, out);
+}
+
+void Level::drop_expanded(std::vector<NodeSlab>& spare) {
+  while (!slabs_.empty() && first_.back() >= pending_) {
+    spare.push_back(std::move(slabs_.back()));
+    slabs_.pop_back();
+    first_.pop_back();
+  }
+  if (!slabs_.empty()) slabs_.back().nodes.resize(pending_ - first_.back());
+  nodes_ = pending_;
+}
+
+}  // namespace ugs::search_detail

@@ -1,0 +1,155 @@
+// The bfs frontier's tree of steps (src/search/state_tree.h, cursor.h): every step packs into a node
+// and back unchanged, and a cursor moved to the nodes of a search's levels in any order stands on
+// exactly the state that applying the steps from the root makes, with a key that only the path decides.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "search/cursor.h"
+#include "search/state_tree.h"
+#include "search_util.h"
+#include "ugs/io/program.h"
+
+namespace ugs::search_detail {
+namespace {
+
+Bytes encoded(const State& s) {
+  Bytes b;
+  encode(s, b);
+  return b;
+}
+
+// A small search's first levels, both as states (made by applying steps) and as a tree of nodes.
+struct Tree {
+  std::vector<Level> levels;
+  std::vector<std::vector<State>> states;  // by level, in node order
+  std::vector<std::vector<uint64_t>> keys;
+  std::vector<std::vector<NodeId>> ids;
+};
+
+// Each level keeps an evenly spread `cap` of the children (a State is kilobytes).
+Tree grow(const Generator& gen, int depth, size_t cap, size_t max_nodes_per_slab) {
+  Tree t;
+  t.levels.resize(depth + 1);
+  t.states.resize(depth + 1);
+  t.keys.resize(depth + 1);
+  t.ids.resize(depth + 1);
+  const State root = gen.root();
+  NodeSlab slab;
+  const Bytes r = encoded(root);
+  slab.push_base(r.data(), r.size(), 42);
+  t.levels[0].add(std::move(slab));
+  t.states[0] = {root};
+  t.keys[0] = {42};
+  t.levels[0].pending_ids(t.ids[0]);
+  std::vector<Step> steps;
+  PruneCounts pruned;
+  for (int d = 0; d < depth; ++d) {
+    size_t children = 0;
+    for (const State& s : t.states[d]) {
+      steps.clear();
+      gen.candidates(s, steps, pruned);
+      children += steps.size();
+    }
+    const size_t every = std::max<size_t>(1, children / cap);
+    NodeSlab next;
+    size_t k = 0;
+    for (size_t i = 0; i < t.states[d].size(); ++i) {
+      steps.clear();
+      gen.candidates(t.states[d][i], steps, pruned);
+      for (const Step& st : steps) {
+        if (k++ % every != 0) continue;
+        if (next.nodes.size() == max_nodes_per_slab) t.levels[d + 1].add(std::exchange(next, NodeSlab{}));
+        next.push_child(t.ids[d][i], st);
+        t.states[d + 1].push_back(gen.apply(t.states[d][i], st));
+        t.keys[d + 1].push_back(child_key(t.keys[d][i], step_hash(st)));
+      }
+    }
+    t.levels[d + 1].add(std::move(next));
+    t.levels[d + 1].pending_ids(t.ids[d + 1]);
+  }
+  return t;
+}
+
+TEST(StateTree, StepsPackIntoNodesAndBack) {
+  const Program p = load_program("gated_mlp_small");
+  const SearchConfig cfg = test::config_for(p, {{"grids", {{8, 1, 1}, {16, 1, 1}}}, {"loop_ranges", {1, 4, 16}}});
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  const Tree t = grow(gen, 6, 2000, NodeSlab::kNodes);
+  size_t kinds[4] = {0, 0, 0, 0};
+  for (int d = 1; d <= 6; ++d)
+    for (NodeId id : t.ids[d]) {
+      const Node& n = t.levels[d].node(id);
+      const Step st = unpack_step(n, t.levels[d].slab_of(id));
+      ++kinds[static_cast<int>(st.kind)];
+      EXPECT_EQ(pack_step(st, static_cast<uint32_t>(n.step >> 32)), n.step);
+      EXPECT_EQ(step_hash(st), step_hash(n, t.levels[d].slab_of(id)));
+      if (is_op(n)) {
+        EXPECT_TRUE(op_of(n) == st.op);
+      }
+    }
+  for (size_t k : kinds) EXPECT_GT(k, 0u);  // every kind of step occurs
+  for (int d = 1; d <= 6; ++d) {  // distinct states, distinct keys
+    std::vector<uint64_t> keys = t.keys[d];
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(std::adjacent_find(keys.begin(), keys.end()), keys.end()) << "level " << d;
+  }
+}
+
+TEST(StateTree, ACursorStandsOnTheStateTheStepsMakeInAnyOrder) {
+  const Program p = load_program("rmsnorm_linear_small");
+  const SearchConfig cfg = test::config_for(p);
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  const Tree t = grow(gen, 8, 3000, 1000);  // several slabs per level
+  std::vector<std::pair<int, size_t>> all;
+  for (int d = 0; d <= 8; ++d)
+    for (size_t i = 0; i < t.ids[d].size(); ++i) all.emplace_back(d, i);
+  ASSERT_GT(all.size(), 15000u);
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<int, size_t>> order = all;  // level order first (a batch's), then shuffled
+  std::shuffle(all.begin(), all.end(), rng);
+  order.insert(order.end(), all.begin(), all.end());
+  Cursor c;
+  size_t checked = 0, open = 0, mismatches = 0;
+  for (const auto& [d, i] : order) {
+    c.move_to(t.levels, d, t.ids[d][i], gen, 1);
+    mismatches += encoded(c.state()) != encoded(t.states[d][i]) || c.key() != t.keys[d][i];
+    ++checked;
+    open += c.state().open;
+  }
+  EXPECT_EQ(mismatches, 0u) << "of " << checked;
+  EXPECT_GT(open, 1000u);  // inside block graphs, across openings and closings
+}
+
+TEST(StateTree, ALevelTakesFromTheBackAndForgetsWhatWasExpanded) {
+  Level l;
+  for (int s = 0; s < 3; ++s) {
+    NodeSlab slab;
+    for (int i = 0; i < 5; ++i) slab.nodes.push_back({static_cast<uint32_t>(10 * s + i), 0, 0});
+    l.add(std::move(slab));
+  }
+  std::vector<NodeId> ids;
+  l.peek_back(7, ids);
+  ASSERT_EQ(ids.size(), 7u);
+  std::vector<uint32_t> parents;
+  for (NodeId id : ids) parents.push_back(l.node(id).parent);
+  EXPECT_EQ(parents, (std::vector<uint32_t>{13, 14, 20, 21, 22, 23, 24}));
+  l.drop_back(7);
+  EXPECT_EQ(l.pending(), 8u);
+  std::vector<NodeSlab> spare;
+  l.drop_expanded(spare);
+  EXPECT_EQ(spare.size(), 1u);  // the last slab, all expanded
+  l.pending_ids(ids);
+  ASSERT_EQ(ids.size(), 8u);
+  EXPECT_EQ(l.node(ids.back()).parent, 12u);
+  NodeSlab more;
+  more.nodes.push_back({99, 0, 0});
+  l.add(std::move(more));  // a level that forgot its expanded nodes takes new ones
+  EXPECT_EQ(l.pending(), 9u);
+}
+
+}  // namespace
+}  // namespace ugs::search_detail
