@@ -1,10 +1,13 @@
-// The CPU fingerprint backend: the one evaluator, OpenMP over the graphs of a batch (a single graph
-// keeps the evaluator's own parallelism over blocks and rows).
+// The CPU fingerprint backend: the one evaluator, OpenMP over the groups of a batch's graphs that
+// begin with the same kernel op (prefix_plan.h; a big group is cut so that every thread has work);
+// within a group, each graph starts from the tensors the one before it left, so shared leading ops
+// are evaluated once. A single graph keeps the evaluator's own parallelism over blocks and rows.
 #include <omp.h>
 
 #include "ugs/eval/backend.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/fingerprint.h"
+#include "ugs/eval/prefix_plan.h"
 
 namespace ugs {
 namespace {
@@ -15,22 +18,38 @@ class CpuBackend final : public Backend {
     for (const auto& t : s_.inputs) input_hashes_.push_back(tensor_hash(t.data.data(), t.numel(), t.shape));
   }
   BackendKind kind() const override { return BackendKind::Cpu; }
+  // A batch's graphs share their leading ops, evaluated once per group: worth gathering.
+  bool wants_batches() const override { return true; }
 
   void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
     out.reset(graphs);
-    const int64_t n = static_cast<int64_t>(graphs.size());
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
-    for (int64_t i = 0; i < n; ++i) one(*graphs[i], &out.hashes[out.first[i]], out.match[i]);
+    const PrefixPlan plan = plan_prefixes(graphs, omp_get_max_threads());
+    const int64_t groups = static_cast<int64_t>(plan.groups.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 1) if (groups > 1)
+    for (int64_t g = 0; g < groups; ++g) {
+      std::vector<Tensor<FieldPair>> computed;
+      const uint64_t* before = nullptr;  // the hashes of the graph before in the group
+      for (size_t k = plan.groups[g]; k < plan.groups[g + 1]; ++k) {
+        const uint32_t i = plan.order[k];
+        uint64_t* hashes = &out.hashes[out.first[i]];
+        one(*graphs[i], static_cast<int>(plan.shared[k]), computed, before, hashes, out.match[i]);
+        before = hashes;
+      }
+    }
   }
 
  private:
-  void one(const KernelGraph& g, uint64_t* hashes, uint8_t& match) const {
+  // Graph g from op `from` on; the tensors and hashes of the ops before it are the previous graph's.
+  void one(const KernelGraph& g, int from, std::vector<Tensor<FieldPair>>& computed, const uint64_t* before,
+           uint64_t* hashes, uint8_t& match) const {
     with_field(s_.field, [&](auto ar) {
       ar.omega = s_.omega;
-      const auto computed = evaluate_ops(ar, g, std::span<const Tensor<FieldPair>>(s_.inputs));
+      evaluate_ops_from(ar, g, std::span<const Tensor<FieldPair>>(s_.inputs), computed, from);
       for (int t = 0; t < g.num_inputs; ++t) hashes[t] = input_hashes_[t];
-      for (size_t k = 0; k < computed.size(); ++k)
-        hashes[g.num_inputs + k] = tensor_hash(computed[k].data.data(), computed[k].numel(), computed[k].shape);
+      const int kept = from == 0 ? 0 : g.ops[from - 1].first_out + g.ops[from - 1].num_out - g.num_inputs;
+      for (int k = 0; k < static_cast<int>(computed.size()); ++k)
+        hashes[g.num_inputs + k] = k < kept ? before[g.num_inputs + k]
+                                            : tensor_hash(computed[k].data.data(), computed[k].numel(), computed[k].shape);
       bool same = g.outputs.size() == static_cast<int>(s_.want.size());
       for (int o = 0; same && o < g.outputs.size(); ++o) {
         const int32_t t = g.outputs[o];

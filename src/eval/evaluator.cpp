@@ -28,21 +28,20 @@ void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>&
 }  // namespace
 
 template <class A>
-std::vector<Tensor<typename A::Value>> evaluate_ops(const A& ar, const KernelGraph& g,
-                                                    std::span<const Tensor<typename A::Value>> inputs,
-                                                    EvalStats* stats) {
+void evaluate_ops_from(const A& ar, const KernelGraph& g, std::span<const Tensor<typename A::Value>> inputs,
+                       std::vector<Tensor<typename A::Value>>& computed, int from, EvalStats* stats) {
   using T = Tensor<typename A::Value>;
-  std::vector<T> computed(g.num_tensors() - g.num_inputs);
+  computed.resize(g.num_tensors() - g.num_inputs);
   std::vector<const T*> tensor(g.num_tensors());
-  for (int i = 0; i < g.num_inputs; ++i) tensor[i] = &inputs[i];
+  for (int t = 0; t < g.num_tensors(); ++t) tensor[t] = t < g.num_inputs ? &inputs[t] : &computed[t - g.num_inputs];
   uint64_t zeros = 0;
-  for (const KernelOp& k : g.ops) {
+  for (int i = from; i < g.ops.size(); ++i) {
+    const KernelOp& k = g.ops[i];
     std::vector<T*> outs(k.num_out);
     for (int o = 0; o < k.num_out; ++o) {
       const int t = k.first_out + o;
       computed[t - g.num_inputs] = T(g.shape(t));
       outs[o] = &computed[t - g.num_inputs];
-      tensor[t] = outs[o];
     }
     if (k.op.kind == OpKind::Block) {
       const BlockGraph& bg = g.blocks[k.block];
@@ -55,6 +54,14 @@ std::vector<Tensor<typename A::Value>> evaluate_ops(const A& ar, const KernelGra
     }
   }
   if (stats) stats->zero_divisors += zeros;
+}
+
+template <class A>
+std::vector<Tensor<typename A::Value>> evaluate_ops(const A& ar, const KernelGraph& g,
+                                                    std::span<const Tensor<typename A::Value>> inputs,
+                                                    EvalStats* stats) {
+  std::vector<Tensor<typename A::Value>> computed;
+  evaluate_ops_from(ar, g, inputs, computed, 0, stats);
   return computed;
 }
 
@@ -86,6 +93,8 @@ std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_
                                                      std::span<const Tensor<A::Value>>, EvalStats*);        \
   template std::vector<Tensor<A::Value>> evaluate_ops<A>(const A&, const KernelGraph&,                      \
                                                          std::span<const Tensor<A::Value>>, EvalStats*);    \
+  template void evaluate_ops_from<A>(const A&, const KernelGraph&, std::span<const Tensor<A::Value>>,        \
+                                     std::vector<Tensor<A::Value>>&, int, EvalStats*);                       \
   template std::vector<Tensor<A::Value>> make_inputs<A>(const KernelGraph&, uint64_t);
 UGS_INSTANTIATE(WideArith)
 UGS_INSTANTIATE(MirageArith)

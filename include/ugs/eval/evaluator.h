@@ -28,6 +28,12 @@ std::vector<Tensor<typename A::Value>> evaluate_ops(const A& arith, const Kernel
                                                     std::span<const Tensor<typename A::Value>> inputs,
                                                     EvalStats* stats = nullptr);
 
+// The same into `computed` (resized to g's computed tensors), from op `from` on: the tensors of the
+// ops before it must already be there (another graph with the same first ops left them).
+template <class A>
+void evaluate_ops_from(const A& arith, const KernelGraph& g, std::span<const Tensor<typename A::Value>> inputs,
+                       std::vector<Tensor<typename A::Value>>& computed, int from, EvalStats* stats = nullptr);
+
 // Seeded inputs for g: element e of input i is drawn from a counter-based stream, so any subset can
 // be generated independently (and identically on a device).
 template <class A>

@@ -1,0 +1,76 @@
+// A batch's fingerprints with shared leading ops (ugs/eval/prefix_plan.h): the plan covers every graph
+// once with prefixes that really are equal, and the CPU backend gives a batch exactly the hashes and
+// matches it gives each graph alone, in both fields.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cuda_cases.h"
+#include "test_util.h"
+#include "ugs/eval/prefix_plan.h"
+
+namespace ugs {
+namespace {
+
+// Every reference's batch (the reference, its partial states, its mutants), repeated, in one batch.
+std::vector<KernelGraph> mixed_batch() {
+  std::vector<KernelGraph> all;
+  for (const char* name : test::kReferences)
+    for (int copy = 0; copy < 2; ++copy)
+      for (KernelGraph& g : test::reference_batch(name, true)) all.push_back(std::move(g));
+  return all;
+}
+
+TEST(PrefixPlan, EveryGraphOnceAndSharedPrefixesAreEqual) {
+  const std::vector<KernelGraph> graphs = mixed_batch();
+  const std::vector<const KernelGraph*> ptrs = test::pointers(graphs);
+  for (int pieces : {1, 2, 7}) {
+    const PrefixPlan p = plan_prefixes(ptrs, pieces);
+    ASSERT_EQ(p.order.size(), graphs.size());
+    EXPECT_EQ(std::set<uint32_t>(p.order.begin(), p.order.end()).size(), graphs.size());
+    ASSERT_EQ(p.groups.front(), 0u);
+    ASSERT_EQ(p.groups.back(), graphs.size());
+    for (size_t g = 0; g + 1 < p.groups.size(); ++g) {
+      EXPECT_EQ(p.shared[p.groups[g]], 0u);
+      EXPECT_LE(p.groups[g + 1] - p.groups[g], (graphs.size() + pieces - 1) / pieces);
+      for (size_t k = p.groups[g] + 1; k < p.groups[g + 1]; ++k) {
+        const KernelGraph &a = graphs[p.order[k - 1]], &b = graphs[p.order[k]];
+        for (uint32_t i = 0; i < p.shared[k]; ++i) ASSERT_EQ(op_identity(a, i), op_identity(b, i));
+        ASSERT_LE(p.shared[k], std::min(a.ops.size(), b.ops.size()));
+      }
+    }
+    EXPECT_LT(p.evaluated, p.ops / 2) << pieces << " pieces";  // the copies and the mutants' prefixes
+  }
+}
+
+TEST(PrefixPlan, TheCpuBackendGivesABatchWhatEachGraphGetsAlone) {
+  const std::vector<KernelGraph> graphs = mixed_batch();
+  for (const char* name : test::kReferences) {
+    const KernelGraph program = load_program(name).graph;
+    std::vector<KernelGraph> mine;
+    for (const KernelGraph& g : graphs)
+      if (g.num_inputs == program.num_inputs && g.shape(0) == program.shape(0)) mine.push_back(g);
+    for (const KernelGraph& g : test::random_graphs(program, 20, 11)) mine.push_back(g);
+    ASSERT_GT(mine.size(), 30u);
+    for (FieldKind field : {FieldKind::Wide, FieldKind::Mirage}) {
+      SCOPED_TRACE(std::string(name) + " " + std::string(name_of(field)));
+      const auto backend = make_cpu_backend(FingerprintSetup::make(program, field, 5));
+      const std::vector<const KernelGraph*> ptrs = test::pointers(mine);
+      Fingerprints batch;
+      backend->fingerprint(ptrs, batch);
+      size_t matches = 0;
+      for (size_t i = 0; i < mine.size(); ++i) {
+        Fingerprints alone;
+        backend->fingerprint(std::span(&ptrs[i], 1), alone);
+        ASSERT_EQ(batch.match[i], alone.match[0]) << "graph " << i;
+        const auto h = batch.of(i);
+        ASSERT_TRUE(std::equal(h.begin(), h.end(), alone.hashes.begin(), alone.hashes.end())) << "graph " << i;
+        matches += batch.match[i];
+      }
+      EXPECT_GE(matches, 2u);  // the reference, twice
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ugs
