@@ -1,8 +1,13 @@
 // Randomized equivalence: finite-field tests, then the float64 check.
 #include "ugs/eval/verify.h"
 
+#include <omp.h>
+
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <type_traits>
+#include <vector>
 
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/real_arith.h"
@@ -11,19 +16,54 @@
 namespace ugs {
 namespace {
 
+// One test's inputs and ω (a field test) and the program's outputs on them.
 template <class A>
-bool field_test_with(const KernelGraph& program, const KernelGraph& candidate, uint64_t seed, uint64_t* zeros) {
+struct Case {
   A ar;
-  ar.omega = A::draw_omega(splitmix64(seed ^ 0x6f6d656761ull));
-  const auto inputs = make_inputs<A>(program, seed);
+  std::vector<Tensor<typename A::Value>> inputs, want;
+};
+
+template <class A>
+Case<A> make_case(const KernelGraph& program, uint64_t seed, uint64_t* zeros) {
+  Case<A> c;
+  if constexpr (!std::is_same_v<A, RealArith>) c.ar.omega = A::draw_omega(splitmix64(seed ^ 0x6f6d656761ull));
+  c.inputs = make_inputs<A>(program, seed);
   EvalStats st;
-  const auto want = evaluate(ar, program, std::span(inputs), &st);
-  const auto got = evaluate(ar, candidate, std::span(inputs), &st);
+  c.want = evaluate(c.ar, program, std::span<const Tensor<typename A::Value>>(c.inputs), &st);
   if (zeros) *zeros += st.zero_divisors;
-  for (size_t i = 0; i < want.size(); ++i)
-    if (want[i].data != got[i].data) return false;
+  return c;
+}
+
+template <class A>
+bool field_test_on(const Case<A>& c, const KernelGraph& candidate, uint64_t* zeros) {
+  EvalStats st;
+  const auto got = evaluate(c.ar, candidate, std::span<const Tensor<typename A::Value>>(c.inputs), &st);
+  if (zeros) *zeros += st.zero_divisors;
+  for (size_t i = 0; i < c.want.size(); ++i)
+    if (c.want[i].data != got[i].data) return false;
   return true;
 }
+
+double rel_error_on(const Case<RealArith>& c, const KernelGraph& candidate) {
+  const auto got = evaluate(c.ar, candidate, std::span<const Tensor<double>>(c.inputs));
+  double worst = 0;
+  for (size_t i = 0; i < c.want.size(); ++i) {
+    double diff = 0, scale = 0;
+    for (size_t e = 0; e < c.want[i].data.size(); ++e) {
+      // A NaN or an infinity in either result is an error, not a value std::max would skip.
+      if (!std::isfinite(c.want[i].data[e]) || !std::isfinite(got[i].data[e]))
+        return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, std::abs(c.want[i].data[e] - got[i].data[e]));
+      scale = std::max(scale, std::abs(c.want[i].data[e]));
+    }
+    const double rel = scale > 0 ? diff / scale : diff;
+    worst = std::max(worst, rel);
+  }
+  return worst;
+}
+
+uint64_t field_seed(const VerifyOptions& opt, int t) { return splitmix64(opt.seed + t); }
+uint64_t float_seed(const VerifyOptions& opt) { return splitmix64(opt.seed ^ 0x666c6f6174ull); }
 
 std::string shape_list(const KernelGraph& g, int first, int count, const int32_t* idx) {
   std::string r;
@@ -53,49 +93,77 @@ std::string interface_mismatch(const KernelGraph& p, const KernelGraph& c) {
 bool field_test(FieldKind field, const KernelGraph& program, const KernelGraph& candidate, uint64_t seed,
                 uint64_t* zeros) {
   return with_field(field, [&](auto ar) {
-    return field_test_with<decltype(ar)>(program, candidate, seed, zeros);
+    using A = decltype(ar);
+    return field_test_on(make_case<A>(program, seed, zeros), candidate, zeros);
   });
 }
 
 double float_rel_error(const KernelGraph& program, const KernelGraph& candidate, uint64_t seed) {
-  const RealArith ar;
-  const auto inputs = make_inputs<RealArith>(program, seed);
-  const auto want = evaluate(ar, program, std::span(inputs));
-  const auto got = evaluate(ar, candidate, std::span(inputs));
-  double worst = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    double diff = 0, scale = 0;
-    for (size_t e = 0; e < want[i].data.size(); ++e) {
-      // A NaN or an infinity in either result is an error, not a value std::max would skip.
-      if (!std::isfinite(want[i].data[e]) || !std::isfinite(got[i].data[e]))
-        return std::numeric_limits<double>::infinity();
-      diff = std::max(diff, std::abs(want[i].data[e] - got[i].data[e]));
-      scale = std::max(scale, std::abs(want[i].data[e]));
-    }
-    const double rel = scale > 0 ? diff / scale : diff;
-    worst = std::max(worst, rel);
-  }
-  return worst;
+  return rel_error_on(make_case<RealArith>(program, seed, nullptr), candidate);
 }
 
 VerifyResult verify(const KernelGraph& program, const KernelGraph& candidate, const VerifyOptions& opt) {
+  return VerifyReference(program, opt).verify(candidate);
+}
+
+// Made on the first verify(), once (a search that confirms nothing never evaluates the program).
+struct VerifyReference::Cases {
+  std::once_flag made;
+  std::vector<Case<WideArith>> wide;
+  std::vector<Case<MirageArith>> mirage;
+  std::vector<uint64_t> zeros;  // per field test: the program's zero divisors
+  Case<RealArith> real;
+};
+
+VerifyReference::VerifyReference(const KernelGraph& program, const VerifyOptions& opt)
+    : program_(program), opt_(opt), cases_(std::make_unique<Cases>()) {}
+VerifyReference::VerifyReference(VerifyReference&&) noexcept = default;
+VerifyReference::~VerifyReference() = default;
+
+VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
   VerifyResult r;
-  r.reason = interface_mismatch(program, candidate);
+  r.reason = interface_mismatch(program_, candidate);
   if (!r.reason.empty()) return r;
-  for (int t = 0; t < opt.tests; ++t) {
+  Cases& c = *cases_;
+  std::call_once(c.made, [&] {
+    c.zeros.assign(opt_.tests, 0);
+    for (int t = 0; t < opt_.tests; ++t) {
+      if (opt_.field == FieldKind::Mirage)
+        c.mirage.push_back(make_case<MirageArith>(program_, field_seed(opt_, t), &c.zeros[t]));
+      else
+        c.wide.push_back(make_case<WideArith>(program_, field_seed(opt_, t), &c.zeros[t]));
+    }
+    if (opt_.float_check) c.real = make_case<RealArith>(program_, float_seed(opt_), nullptr);
+  });
+  // The tests are independent: outside a parallel region they run side by side (a search's serial
+  // phase confirms this way); the answer is the one running them in order gives.
+  const int n = opt_.tests + (opt_.float_check ? 1 : 0);
+  std::vector<uint8_t> pass(opt_.tests, 0);
+  std::vector<uint64_t> zeros(opt_.tests, 0);
+  double rel = 0;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1 && !omp_in_parallel())
+  for (int k = 0; k < n; ++k) {
+    if (k == opt_.tests)
+      rel = rel_error_on(c.real, candidate);
+    else
+      pass[k] = opt_.field == FieldKind::Mirage ? field_test_on(c.mirage[k], candidate, &zeros[k])
+                                                : field_test_on(c.wide[k], candidate, &zeros[k]);
+  }
+  for (int t = 0; t < opt_.tests; ++t) {
     ++r.tests_run;
-    if (!field_test(opt.field, program, candidate, splitmix64(opt.seed + t), &r.zero_divisors)) {
-      r.reason = "finite-field test " + std::to_string(t + 1) + " of " + std::to_string(opt.tests) + " (" +
-                 std::string(name_of(opt.field)) + " field) gives different outputs";
+    r.zero_divisors += c.zeros[t] + zeros[t];
+    if (!pass[t]) {
+      r.reason = "finite-field test " + std::to_string(t + 1) + " of " + std::to_string(opt_.tests) + " (" +
+                 std::string(name_of(opt_.field)) + " field) gives different outputs";
       return r;
     }
     ++r.tests_passed;
   }
-  if (opt.float_check) {
-    r.float_rel_error = float_rel_error(program, candidate, splitmix64(opt.seed ^ 0x666c6f6174ull));
-    if (!(r.float_rel_error < opt.tolerance)) {
+  if (opt_.float_check) {
+    r.float_rel_error = rel;
+    if (!(r.float_rel_error < opt_.tolerance)) {
       r.reason = "float64 check: relative error " + std::to_string(r.float_rel_error) + " is not below " +
-                 std::to_string(opt.tolerance);
+                 std::to_string(opt_.tolerance);
       return r;
     }
   }

@@ -6,10 +6,10 @@ namespace ugs {
 
 Verifier::Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
                    double float_tolerance)
-    : program_(program), backend_(backend) {
-  // Confirmation draws from a stream the fingerprint never used.
-  confirm_opts_ = {field, confirm_tests, splitmix64(seed + 0x636f6e6669726dull), true, float_tolerance};
-}
+    // Confirmation draws from a stream the fingerprint never used.
+    : program_(program),
+      backend_(backend),
+      confirm_(program, {field, confirm_tests, splitmix64(seed + 0x636f6e6669726dull), true, float_tolerance}) {}
 
 bool Verifier::fingerprint_matches(const KernelGraph& candidate) const {
   const KernelGraph* one = &candidate;
@@ -18,6 +18,6 @@ bool Verifier::fingerprint_matches(const KernelGraph& candidate) const {
   return f.match[0];
 }
 
-VerifyResult Verifier::confirm(const KernelGraph& candidate) const { return verify(program_, candidate, confirm_opts_); }
+VerifyResult Verifier::confirm(const KernelGraph& candidate) const { return confirm_.verify(candidate); }
 
 }  // namespace ugs

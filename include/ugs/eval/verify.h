@@ -2,6 +2,7 @@
 // Equivalence of a candidate μGraph with a program (DESIGN §3): independent random finite-field
 // tests (fresh inputs and ω each), then a float64 evaluation on random real inputs.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "ugs/eval/field_kind.h"
@@ -28,6 +29,23 @@ struct VerifyResult {
 
 // Inputs and outputs must agree in count and shape (else not equivalent, with the reason).
 VerifyResult verify(const KernelGraph& program, const KernelGraph& candidate, const VerifyOptions& opt);
+
+// The program's side of verify(), computed once for many candidates (a search confirms each match):
+// per finite-field test its inputs, ω and outputs, and the float64 inputs and outputs.
+class VerifyReference {
+ public:
+  VerifyReference(const KernelGraph& program, const VerifyOptions& opt);
+  VerifyReference(VerifyReference&&) noexcept;
+  ~VerifyReference();
+  // What verify(program, candidate, opt) answers; thread-safe.
+  VerifyResult verify(const KernelGraph& candidate) const;
+
+ private:
+  struct Cases;
+  const KernelGraph& program_;
+  VerifyOptions opt_;
+  std::unique_ptr<Cases> cases_;
+};
 
 // One finite-field test with the given seed (inputs and ω); true when all outputs agree exactly.
 bool field_test(FieldKind field, const KernelGraph& program, const KernelGraph& candidate, uint64_t seed,

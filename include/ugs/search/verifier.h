@@ -1,7 +1,8 @@
 #pragma once
 // Verification of complete candidates during a search (DESIGN §3): a fingerprint (one finite-field
 // test with the run's fixed inputs and ω, through the run's backend), then, for those that match,
-// confirmation by fresh independent tests and the float64 check.
+// confirmation by fresh independent tests and the float64 check (the program evaluated on their inputs
+// once per run, not once per candidate).
 #include <cstdint>
 
 #include "ugs/eval/backend.h"
@@ -24,7 +25,7 @@ class Verifier {
  private:
   const KernelGraph& program_;
   Backend& backend_;
-  VerifyOptions confirm_opts_;
+  VerifyReference confirm_;  // the program's outputs on the confirmation tests' inputs, made once
 };
 
 }  // namespace ugs
