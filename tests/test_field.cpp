@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "ugs/field/exp_table.h"
 #include "ugs/field/field.h"
 
 namespace ugs {
@@ -102,6 +103,37 @@ TYPED_TEST(FieldTest, ExpTurnsSumsIntoProducts) {
     const FieldPair lhs = ar.exp(ar.add(a, b)), rhs = ar.mul(ar.exp(a), ar.exp(b));
     EXPECT_EQ(lhs.p, rhs.p);  // the q-component of an exp is lost (0), as DESIGN §3 states
     EXPECT_EQ(lhs.q, 0u);
+  }
+}
+
+// The table gives exp the power's value for every exponent (its edges, random ones).
+TYPED_TEST(FieldTest, ExpFromTheTableIsThePower) {
+  FieldArith<TypeParam> power, table;
+  power.omega = table.omega = FieldArith<TypeParam>::draw_omega(11);
+  const std::vector<uint32_t> t = exp_table<FieldArith<TypeParam>>(power.omega);
+  table.exp_table = t.data();
+  std::mt19937_64 rng(5);
+  std::vector<uint32_t> qs = {0, 1, 2, (1u << 15) - 1, 1u << 15, (1u << 15) + 1, TypeParam::q - 1};
+  for (int i = 0; i < 20000; ++i) qs.push_back(static_cast<uint32_t>(rng() % TypeParam::q));
+  for (uint32_t q : qs) {
+    if (q >= TypeParam::q) continue;
+    const FieldPair x{static_cast<uint32_t>(rng() % TypeParam::p), q};
+    ASSERT_EQ(table.exp(x), power.exp(x)) << q;
+  }
+}
+
+// A prepared divisor divides as div does and counts the same zero components.
+TYPED_TEST(FieldTest, APreparedDivisorDividesAsDivDoes) {
+  using A = FieldArith<TypeParam>;
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 5000; ++i) {
+    const FieldPair a{static_cast<uint32_t>(rng() % TypeParam::p), static_cast<uint32_t>(rng() % TypeParam::q)};
+    FieldPair b{static_cast<uint32_t>(rng() % TypeParam::p), static_cast<uint32_t>(rng() % TypeParam::q)};
+    if (i % 7 == 0) b.p = 0;
+    if (i % 11 == 0) b.q = 0;
+    uint64_t z1 = 0, z2 = 0;
+    ASSERT_EQ(A::div_by(a, A::divisor(b, z1)), A::div(a, b, z2));
+    ASSERT_EQ(z1, z2);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/fingerprint.h"
 #include "ugs/eval/prefix_plan.h"
+#include "ugs/field/exp_table.h"
 
 namespace ugs {
 namespace {
@@ -16,6 +17,7 @@ class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(FingerprintSetup setup) : s_(std::move(setup)) {
     for (const auto& t : s_.inputs) input_hashes_.push_back(tensor_hash(t.data.data(), t.numel(), t.shape));
+    with_field(s_.field, [&](auto ar) { exp_ = exp_table<decltype(ar)>(s_.omega); });
   }
   BackendKind kind() const override { return BackendKind::Cpu; }
   // A batch's graphs share their leading ops, evaluated once per group: worth gathering.
@@ -44,6 +46,7 @@ class CpuBackend final : public Backend {
            uint64_t* hashes, uint8_t& match) const {
     with_field(s_.field, [&](auto ar) {
       ar.omega = s_.omega;
+      ar.exp_table = exp_.data();
       evaluate_ops_from(ar, g, std::span<const Tensor<FieldPair>>(s_.inputs), computed, from);
       for (int t = 0; t < g.num_inputs; ++t) hashes[t] = input_hashes_[t];
       const int kept = from == 0 ? 0 : g.ops[from - 1].first_out + g.ops[from - 1].num_out - g.num_inputs;
@@ -62,6 +65,7 @@ class CpuBackend final : public Backend {
 
   FingerprintSetup s_;
   std::vector<uint64_t> input_hashes_;
+  std::vector<uint32_t> exp_;  // ω's powers for exp (exp_table.h)
 };
 
 }  // namespace

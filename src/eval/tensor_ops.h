@@ -46,6 +46,26 @@ void zip_rows(const Tensor<V>& a, const Tensor<V>& b, Tensor<V>& out, int64_t r0
   }
 }
 
+// a / b; a divisor broadcast along the row (a row's sum or rms) is prepared once per row (the zero
+// divisors counted as if per element).
+template <class A>
+void div_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
+              Tensor<typename A::Value>& out, int64_t r0, int64_t r1, uint64_t& zeros) {
+  using V = typename A::Value;
+  const Index4 sb = broadcast_strides(b.shape, out.shape);
+  if (sb[3] != 0) return zip_rows(a, b, out, r0, r1, [&](V x, V y) { return ar.div(x, y, zeros); });
+  const Index4 sa = broadcast_strides(a.shape, out.shape);
+  const int64_t n = out.shape.dim4(3);
+  for (int64_t r = r0; r < r1; ++r) {
+    uint64_t z = 0;
+    const auto d = ar.divisor(b.data[row_base(r, out.shape, sb)], z);
+    zeros += z * n;
+    const V* pa = a.data.data() + row_base(r, out.shape, sa);
+    V* po = out.data.data() + r * n;
+    for (int64_t j = 0; j < n; ++j) po[j] = ar.div_by(pa[j * sa[3]], d);
+  }
+}
+
 // out[.., i, j] = Σ_k a[.., i, k] b[.., k, j], batch dims equal; columns in chunks that keep their
 // accumulators in registers or L1.
 template <class A>
@@ -107,7 +127,10 @@ void rms_norm_rows(const A& ar, const Tensor<typename A::Value>& x, Tensor<typen
     typename A::Acc s{};
     for (int64_t j = 0; j < n; ++j) ar.acc_fma(s, x.data[r * n + j], x.data[r * n + j]);
     const auto rms = rms_of_sum(ar, ar.acc_value(s), n, zeros);
-    for (int64_t j = 0; j < n; ++j) out.data[r * n + j] = ar.div(x.data[r * n + j], rms, zeros);
+    uint64_t z = 0;
+    const auto d = ar.divisor(rms, z);
+    zeros += z * n;
+    for (int64_t j = 0; j < n; ++j) out.data[r * n + j] = ar.div_by(x.data[r * n + j], d);
   }
 }
 
@@ -123,12 +146,7 @@ void apply_rows(const A& ar, const Op& op, const Tensor<typename A::Value>& a, c
     case OpKind::Matmul: return matmul_rows(ar, a, *b, out, r0, r1);
     case OpKind::Add: return zip_rows(a, *b, out, r0, r1, [&](V x, V y) { return ar.add(x, y); });
     case OpKind::Mul: return zip_rows(a, *b, out, r0, r1, [&](V x, V y) { return ar.mul(x, y); });
-    case OpKind::Div: {
-      uint64_t z = 0;
-      zip_rows(a, *b, out, r0, r1, [&](V x, V y) { return ar.div(x, y, z); });
-      zeros += z;
-      return;
-    }
+    case OpKind::Div: return div_rows(ar, a, *b, out, r0, r1, zeros);
     case OpKind::Exp: return map_rows(a, out, r0, r1, [&](V x) { return ar.exp(x); });
     case OpKind::Sqrt: return map_rows(a, out, r0, r1, [&](V x) { return ar.sqrt(x); });
     case OpKind::Square: return map_rows(a, out, r0, r1, sq);

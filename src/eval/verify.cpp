@@ -11,22 +11,32 @@
 
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/real_arith.h"
+#include "ugs/field/exp_table.h"
 #include "ugs/util/hash.h"
 
 namespace ugs {
 namespace {
 
 // One test's inputs and ω (a field test) and the program's outputs on them.
+// (A field case's arithmetic points into its own table: a case moves, never copies.)
 template <class A>
 struct Case {
   A ar;
   std::vector<Tensor<typename A::Value>> inputs, want;
+  std::vector<uint32_t> exp;  // ω's powers (exp_table.h)
+  Case() = default;
+  Case(Case&&) noexcept = default;
+  Case& operator=(Case&&) noexcept = default;
 };
 
 template <class A>
 Case<A> make_case(const KernelGraph& program, uint64_t seed, uint64_t* zeros) {
   Case<A> c;
-  if constexpr (!std::is_same_v<A, RealArith>) c.ar.omega = A::draw_omega(splitmix64(seed ^ 0x6f6d656761ull));
+  if constexpr (!std::is_same_v<A, RealArith>) {
+    c.ar.omega = A::draw_omega(splitmix64(seed ^ 0x6f6d656761ull));
+    c.exp = exp_table<A>(c.ar.omega);
+    c.ar.exp_table = c.exp.data();
+  }
   c.inputs = make_inputs<A>(program, seed);
   EvalStats st;
   c.want = evaluate(c.ar, program, std::span<const Tensor<typename A::Value>>(c.inputs), &st);

@@ -7,8 +7,7 @@ namespace ugs {
 Verifier::Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
                    double float_tolerance)
     // Confirmation draws from a stream the fingerprint never used.
-    : program_(program),
-      backend_(backend),
+    : backend_(backend),
       confirm_(program, {field, confirm_tests, splitmix64(seed + 0x636f6e6669726dull), true, float_tolerance}) {}
 
 bool Verifier::fingerprint_matches(const KernelGraph& candidate) const {

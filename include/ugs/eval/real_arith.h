@@ -16,13 +16,14 @@ struct RealArith {
   static constexpr Value zero() { return 0.0; }
   static Value add(Value a, Value b) { return a + b; }
   static Value mul(Value a, Value b) { return a * b; }
-  static Value div(Value a, Value b, uint64_t& zeros) {
-    if (b == 0.0) {
-      ++zeros;
-      return 0.0;
-    }
-    return a / b;
+  // A prepared divisor is the divisor itself: a / b, not a · (1/b), whose last bit can differ.
+  using Divisor = Value;
+  static Divisor divisor(Value b, uint64_t& zeros) {
+    zeros += b == 0.0;
+    return b;
   }
+  static Value div_by(Value a, Divisor b) { return b == 0.0 ? 0.0 : a / b; }
+  static Value div(Value a, Value b, uint64_t& zeros) { return div_by(a, divisor(b, zeros)); }
   static Value exp(Value a) { return std::exp(a); }
   static Value sqrt(Value a) { return std::sqrt(a); }
   static Value silu(Value a) { return a / (1.0 + std::exp(-a)); }

@@ -30,6 +30,7 @@ struct MirageField : FieldSpec<227u, 113u> {
 
 template <class F>
 struct FieldArith {
+  using Field = F;
   using Value = FieldPair;
   struct Acc {
     LazySum p, q;
@@ -37,16 +38,30 @@ struct FieldArith {
   static constexpr std::string_view name = F::name;
 
   uint32_t omega = 1;  // of order q in Z_p, drawn per test
+  // Host only, optional: ω^i at [i] and ω^(i·2^15) at [2^15 + i] for i < 2^15 (ExpTable), so that
+  // exp is two loads and a product instead of a power (its results are the same).
+  const uint32_t* exp_table = nullptr;
+  static constexpr uint32_t kExpBits = 15;
+  static_assert(F::q <= (1u << (2 * kExpBits)), "exp's table splits the exponent in two halves");
 
   UGS_HD static constexpr Value zero() { return {0, 0}; }
   UGS_HD static constexpr Value add(Value a, Value b) { return {add_mod(a.p, b.p, F::p), add_mod(a.q, b.q, F::q)}; }
   UGS_HD static constexpr Value mul(Value a, Value b) { return {mul_mod(a.p, b.p, F::p), mul_mod(a.q, b.q, F::q)}; }
-  // Division multiplies by the inverse; a zero divisor component maps to 0 and is counted.
-  UGS_HD static constexpr Value div(Value a, Value b, uint64_t& zeros) {
+  // Division multiplies by the inverse; a zero divisor component maps to 0 and is counted. A divisor
+  // shared by many elements (a row's) is prepared once.
+  using Divisor = Value;
+  UGS_HD static constexpr Divisor divisor(Value b, uint64_t& zeros) {
     zeros += (b.p == 0) + (b.q == 0);
-    return mul(a, {inv_mod(b.p, F::p), inv_mod(b.q, F::q)});
+    return {inv_mod(b.p, F::p), inv_mod(b.q, F::q)};
   }
-  UGS_HD constexpr Value exp(Value a) const { return {pow_mod(omega, a.q, F::p), 0}; }
+  UGS_HD static constexpr Value div_by(Value a, Divisor d) { return mul(a, d); }
+  UGS_HD static constexpr Value div(Value a, Value b, uint64_t& zeros) { return div_by(a, divisor(b, zeros)); }
+  UGS_HD constexpr Value exp(Value a) const {
+    if (exp_table)
+      return {mul_mod(exp_table[a.q & ((1u << kExpBits) - 1)], exp_table[(1u << kExpBits) + (a.q >> kExpBits)], F::p),
+              0};
+    return {pow_mod(omega, a.q, F::p), 0};
+  }
   UGS_HD static constexpr Value sqrt(Value a) { return {sqrt_mod(a.p, F::p), sqrt_mod(a.q, F::q)}; }
   UGS_HD constexpr Value silu(Value a) const { return mul(a, exp(a)); }
   UGS_HD static constexpr Value from_count(int64_t n) {

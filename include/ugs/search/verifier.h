@@ -23,7 +23,6 @@ class Verifier {
   Backend& backend() const { return backend_; }
 
  private:
-  const KernelGraph& program_;
   Backend& backend_;
   VerifyReference confirm_;  // the program's outputs on the confirmation tests' inputs, made once
 };
