@@ -81,6 +81,15 @@ Verdict BlockGraph::add_op(const Op& op) {
   return Verdict::Ok;
 }
 
+void BlockGraph::clear() {
+  grid = {1, 1, 1};
+  loop = 1;
+  inputs.clear();
+  ops.clear();
+  outputs.clear();
+  tiles.clear();
+}
+
 void BlockGraph::pop_op() {
   ops.pop_back();
   tiles.pop_back();

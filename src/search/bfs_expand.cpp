@@ -50,6 +50,13 @@ void Bfs::expand(int depth) {
 
 void Bfs::visit(uint32_t i, int t) {
   Cursor& c = scratch_[t].cursor;
+  // The level is read from memory: a node two strides ahead, and the parent of the one a stride ahead.
+  const Level& level = levels_[current_];
+  if (i + 2 * kPrefetch < n_) __builtin_prefetch(&level.node(batch_[i + 2 * kPrefetch]));
+  if (i + kPrefetch < n_ && current_ > 0) {
+    const uint32_t parent = level.node(batch_[i + kPrefetch]).parent;
+    if (parent != kBase) __builtin_prefetch(&levels_[current_ - 1].node(parent));
+  }
   c.move_to(levels_, current_, batch_[i], e_.gen, tree_);
   batch_keys_[i] = c.key();
 }

@@ -73,6 +73,7 @@ class Bfs {
 
   // bfs_expand.cpp: one batch.
   static constexpr size_t kChunk = 64;
+  static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor (visit())
   void expand(int depth);
   void expand_chunks();         // every state, but those with completions: generated, children made
   void verify();                // the completions, fingerprinted in one call; matches confirmed

@@ -59,7 +59,7 @@ void Cursor::take_back() {
       break;
     case Undo::Open:
       s_.open = false;  // a kernel-level state holds no block graph
-      s_.b = BlockGraph{};
+      s_.b.clear();
       s_.bexpr.clear();
       break;
     case Undo::Close:

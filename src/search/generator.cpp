@@ -186,7 +186,7 @@ void Generator::apply_in_place(State& c, const Step& st) const {
       break;
     case Step::Kind::OpenBlock:
       c.open = true;
-      c.b = BlockGraph{};
+      c.b.clear();
       c.b.grid = st.grid;
       c.b.loop = st.loop;
       c.bexpr.clear();
@@ -201,7 +201,7 @@ void Generator::apply_in_place(State& c, const Step& st) const {
       c.g.add_block(c.b, rules_);
       for (int32_t t : outs) c.kexpr.push_back(c.bexpr[t]);  // a saver passes its tile's expression
       c.open = false;
-      c.b = BlockGraph{};
+      c.b.clear();
       c.bexpr.clear();
       break;
     }

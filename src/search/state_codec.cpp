@@ -199,7 +199,7 @@ const uint8_t* decode(const uint8_t* p, State& s) {
   for (BlockGraph& b : s.g.blocks) unpack(r, b);
   unpack(r, s.g.outputs);
   s.open = r.u8();
-  s.b = BlockGraph{};
+  s.b.clear();
   s.bexpr.clear();
   if (s.open) unpack(r, s.b);
   unpack(r, s.kexpr);

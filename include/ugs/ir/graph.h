@@ -69,6 +69,9 @@ struct BlockGraph {
   Verdict result_of(const Op& op, Tile* out) const;
   Verdict add_output(int32_t tile, Axes omap);
   void pop_op();
+  // Back to a graph with no inputs, ops or outputs; cheaper than assigning BlockGraph{} (which
+  // writes every slot of every list), so a search can open and close graphs in place.
+  void clear();
 
   int64_t smem_bytes(const GraphRules& rules) const;
   // Kernel-level shape written by output saver i.
