@@ -82,10 +82,10 @@ TEST(StateTree, StepsPackIntoNodesAndBack) {
   for (int d = 1; d <= 6; ++d)
     for (NodeId id : t.ids[d]) {
       const Node& n = t.levels[d].node(id);
-      const Step st = unpack_step(n, t.levels[d].slab_of(id));
+      const Step st = unpack_step(n, t.levels[d].slab_of(id).openings);
       ++kinds[static_cast<int>(st.kind)];
       EXPECT_EQ(pack_step(st, static_cast<uint32_t>(n.step >> 32)), n.step);
-      EXPECT_EQ(step_hash(st), step_hash(n, t.levels[d].slab_of(id)));
+      EXPECT_EQ(step_hash(st), step_hash(n, t.levels[d].slab_of(id).openings));
       if (is_op(n)) {
         EXPECT_TRUE(op_of(n) == st.op);
       }

@@ -79,15 +79,24 @@ NodeSlab Bfs::take_slab() {
   return s;
 }
 
-void Bfs::keep_node(ThreadScratch& s, uint32_t parent, const Step& st) {
-  if (s.open.full()) s.full.push_back(std::exchange(s.open, take_slab()));
-  s.open.push_child(parent, st);
+// A thread's first slab of a level grows as it fills (a small level costs little); one that follows a
+// full one is sized whole at once, so a big level's slabs are never copied as they grow.
+void Bfs::keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openings) {
+  if (s.open.full()) {
+    s.full.push_back(std::exchange(s.open, take_slab()));
+    s.open.nodes.reserve(NodeSlab::kNodes);
+  }
+  const size_t opened = s.open.openings.size();
+  s.open.push_copy(n, openings);
   ++s.kept;
-  s.kept_bytes += sizeof(Node) + (st.kind == Step::Kind::OpenBlock ? sizeof(Step) : 0);
+  s.kept_bytes += sizeof(Node) + (s.open.openings.size() - opened) * sizeof(Step);
 }
 
 void Bfs::keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key) {
-  if (s.open.full()) s.full.push_back(std::exchange(s.open, take_slab()));
+  if (s.open.full()) {
+    s.full.push_back(std::exchange(s.open, take_slab()));
+    s.open.nodes.reserve(NodeSlab::kNodes);
+  }
   s.open.push_base(state, bytes, key);
   ++s.kept;
   s.kept_bytes += sizeof(Node) + bytes + sizeof(uint64_t);

@@ -13,8 +13,8 @@
 namespace ugs::search_detail {
 
 void Chunk::clear() {
-  parents.clear();
-  steps.clear();
+  children.clear();
+  openings.clear();
   keys.clear();
   keep.clear();
   kernel_level.clear();
@@ -126,10 +126,11 @@ void Bfs::make_child(uint32_t i, const Step& st, Chunk& c, int t) {
     State& child = scratch_[t].child = scratch_[t].cursor.state();
     e_.gen.apply_in_place(child, st);
     c.kernel_level.push_back(child.g);
-    c.kernel_level_child.push_back(static_cast<uint32_t>(c.steps.size()));
+    c.kernel_level_child.push_back(static_cast<uint32_t>(c.children.size()));
   }
-  c.parents.push_back(i);
-  c.steps.push_back(st);
+  const uint32_t opening = static_cast<uint32_t>(c.openings.size());
+  if (st.kind == Step::Kind::OpenBlock) c.openings.push_back(st);
+  c.children.push_back({batch_[i], st.query, pack_step(st, opening)});
   c.keys.push_back(child_key(batch_keys_[i], step_hash(st)));
 }
 
@@ -232,7 +233,7 @@ void Bfs::settle_misses() {
 // The children deduplicated, those other ranks own sent to them, the rest put into the threads' open
 // slabs: thread t takes a fixed range of chunks, so the level's order does not depend on timing.
 void Bfs::keep_children(int depth) {
-  for (size_t c = 0; c < num_chunks(); ++c) chunks_[c].keep.assign(chunks_[c].steps.size(), 1);
+  for (size_t c = 0; c < num_chunks(); ++c) chunks_[c].keep.assign(chunks_[c].children.size(), 1);
   dedup();
   const uint64_t routed = route_out();
 
@@ -248,8 +249,8 @@ void Bfs::keep_children(int depth) {
     s.kept = s.kept_bytes = 0;
     for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {
       const Chunk& ch = chunks_[c];
-      for (size_t i = 0; i < ch.steps.size(); ++i)
-        if (ch.keep[i]) keep_node(s, batch_[ch.parents[i]], ch.steps[i]);
+      for (size_t i = 0; i < ch.children.size(); ++i)
+        if (ch.keep[i]) keep_node(s, ch.children[i], ch.openings);
     }
     workers_[t].c.busy_s += seconds_since(busy);
   }

@@ -25,9 +25,9 @@ struct Pending {
 // What one chunk of a batch (kChunk consecutive states) produces. Threads take chunks dynamically;
 // the serial glue reads the chunks in order, so the next level is the same in every run.
 struct Chunk {
-  std::vector<uint32_t> parents;             // per child: the batch state it came from
-  std::vector<Step> steps;                   // and its step
-  std::vector<uint64_t> keys;                // its key
+  std::vector<Node> children;                // packed as the next level holds them
+  std::vector<Step> openings;                // the children's opening steps (a node names its index)
+  std::vector<uint64_t> keys;                // per child: its key
   std::vector<uint8_t> keep;                 // whether it survives dedup and routing
   std::vector<KernelGraph> kernel_level;     // function dedup: the children outside any block graph
   std::vector<uint32_t> kernel_level_child;  // and their index among the chunk's children
@@ -142,7 +142,7 @@ class Bfs {
   // all of them before that level is read: before it is expanded, before advance() looks for states
   // (when the current level runs out), before a checkpoint.
   int open_depth_ = -1;
-  void keep_node(ThreadScratch& s, uint32_t parent, const Step& st);  // into the thread's open slab
+  void keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openings);  // into the open slab
   void keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key);
   void join_full();                                                 // after a batch, in thread order
   void flush();
@@ -164,7 +164,7 @@ class Bfs {
 
 // body(i, thread) for i in [0, n) on the run's threads; each thread's time counts as its worker's busy
 // time. Static: interleaved runs of 16, the same split every run (for work whose order matters);
-// dynamic: one at a time, to whichever thread is free.
+// dynamic: guided, big contiguous runs first, then smaller (a thread's cursor walks neighbours).
 template <class F>
 void Bfs::parallel(size_t n, F body, bool dynamic) {
 #pragma omp parallel num_threads(threads_)
@@ -172,7 +172,7 @@ void Bfs::parallel(size_t n, F body, bool dynamic) {
     const int t = omp_get_thread_num();
     const auto t0 = Clock::now();
     if (dynamic) {
-#pragma omp for schedule(dynamic, 1) nowait
+#pragma omp for schedule(guided, 1) nowait
       for (size_t i = 0; i < n; ++i) body(i, t);
     } else {
 #pragma omp for schedule(static, 16) nowait

@@ -116,12 +116,12 @@ uint64_t Bfs::route_out() {
   ThreadScratch& s = scratch_[0];
   for (size_t c = 0; c < num_chunks(); ++c) {
     Chunk& ch = chunks_[c];
-    for (size_t i = 0; i < ch.steps.size(); ++i) {
+    for (size_t i = 0; i < ch.children.size(); ++i) {
       const int owner = owner_of(ch.keys[i], n);
       if (!ch.keep[i] || owner == me) continue;
-      visit(ch.parents[i], 0);
+      s.cursor.move_to(levels_, current_, ch.children[i].parent, e_.gen, tree_);
       s.child = s.cursor.state();
-      e_.gen.apply_in_place(s.child, ch.steps[i]);
+      e_.gen.apply_in_place(s.child, unpack_step(ch.children[i], ch.openings));
       s.buffer.clear();
       s.buffer.push(s.child);
       put_state(s.buffer.state_bytes(0), s.buffer.bytes_of(0), outbox_[owner]);

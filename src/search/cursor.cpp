@@ -41,12 +41,12 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
       Generator::apply_op(s_, op_of(n), n.query);
       f.undo = Undo::Op;
     } else {
-      const Step st = unpack_step(n, slab);
+      const Step st = unpack_step(n, slab.openings);
       if (st.kind == Step::Kind::CloseBlock) closed_.push_back({s_.b, s_.bexpr});
       gen.apply_in_place(s_, st);
       f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close : Undo::Open;
     }
-    f.key = child_key(path_[depth - 1].key, step_hash(n, slab));
+    f.key = child_key(path_[depth - 1].key, step_hash(n, slab.openings));
   }
   depth_ = depth;
 }

@@ -43,9 +43,9 @@ Op op_of(const Node& n) {
   return op;
 }
 
-Step unpack_step(const Node& n, const NodeSlab& slab) {
+Step unpack_step(const Node& n, std::span<const Step> openings) {
   const uint64_t tag = n.step & 0xFF;
-  if (tag == kOpen) return slab.openings[n.step >> 32];
+  if (tag == kOpen) return openings[n.step >> 32];
   Step st;
   if (tag == kClose) {
     st.kind = Step::Kind::CloseBlock;
@@ -71,14 +71,22 @@ uint64_t step_hash(const Step& st) {
   return h.value();
 }
 
-uint64_t step_hash(const Node& n, const NodeSlab& slab) {
-  return (n.step & 0xFF) == kOpen ? step_hash(slab.openings[n.step >> 32]) : splitmix64(n.step);
+uint64_t step_hash(const Node& n, std::span<const Step> openings) {
+  return (n.step & 0xFF) == kOpen ? step_hash(openings[n.step >> 32]) : splitmix64(n.step);
 }
 
 void NodeSlab::push_child(NodeId parent, const Step& st) {
   const uint32_t opening = static_cast<uint32_t>(openings.size());
   if (st.kind == Step::Kind::OpenBlock) openings.push_back(st);
   nodes.push_back({parent, st.query, pack_step(st, opening)});
+}
+
+void NodeSlab::push_copy(Node n, std::span<const Step> theirs) {
+  if ((n.step & 0xFF) == kOpen) {
+    openings.push_back(theirs[n.step >> 32]);
+    n.step = kOpen | uint64_t{static_cast<uint32_t>(openings.size() - 1)} << 32;
+  }
+  nodes.push_back(n);
 }
 
 void NodeSlab::push_base(const uint8_t* encoded, size_t bytes, uint64_t key) {

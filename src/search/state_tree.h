@@ -7,6 +7,7 @@
 // root, a resumed checkpoint's states, those another rank sent) is a base: its encoding is kept
 // whole, with its key. Internal to src/search.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "state_codec.h"
@@ -54,21 +55,24 @@ struct NodeSlab {
   }
   // Appends a child made by `st` from parent `parent` (its opening, if it is one, copied here).
   void push_child(NodeId parent, const Step& st);
+  // Appends a node whose opening (if it is one) is in `theirs`, copying the opening here.
+  void push_copy(Node n, std::span<const Step> theirs);
   // Appends a base state, encoded, with its key.
   void push_base(const uint8_t* encoded, size_t bytes, uint64_t key);
 };
 
 // The packed step of a node: an op (its kind tagged kernel or block, attributes and operands), an
 // opening (its index in the slab's openings) or a closing (its omap).
+// A node's opening is found in the openings of its slab (or of the buffer that holds it).
 uint64_t pack_step(const Step& st, uint32_t opening);
-Step unpack_step(const Node& n, const NodeSlab& slab);
+Step unpack_step(const Node& n, std::span<const Step> openings);
 // Without building a Step (a cursor's hot path): whether a node's step is an op, and which.
 bool is_op(const Node& n);
 Op op_of(const Node& n);
 // The step's share of a child's key: its content (an opening's too, not its index); the same from the
 // Step and from the node that holds it.
 uint64_t step_hash(const Step& st);
-uint64_t step_hash(const Node& n, const NodeSlab& slab);
+uint64_t step_hash(const Node& n, std::span<const Step> openings);
 // A state's key (structural dedup and, with ranks, its owner): its parent's and its step's, from the
 // root's. Equal states have equal keys: a graph's construction is append-only in canonical order, so
 // a state and its path from the root determine each other.
