@@ -72,5 +72,29 @@ TEST(PrefixPlan, TheCpuBackendGivesABatchWhatEachGraphGetsAlone) {
   }
 }
 
+// A thread's context carries the last graph's tensors from call to call: in any order, each graph
+// gets what it gets alone.
+TEST(PrefixPlan, AContextCarriesTheLastGraphFromCallToCall) {
+  const KernelGraph program = load_program("gqa_small").graph;
+  std::vector<KernelGraph> graphs = test::reference_batch("gqa_small", true);
+  for (KernelGraph& g : test::random_graphs(program, 10, 3)) graphs.push_back(std::move(g));
+  std::vector<KernelGraph> twice = graphs;  // the batch, then its reverse: prefixes shared both ways
+  twice.insert(twice.end(), graphs.rbegin(), graphs.rend());
+  const auto backend = make_cpu_backend(FingerprintSetup::make(program, FieldKind::Wide, 8));
+  const auto ctx = backend->make_context();
+  ASSERT_NE(ctx, nullptr);
+  size_t matches = 0;
+  for (const KernelGraph& g : twice) {
+    const KernelGraph* p = &g;
+    Fingerprints with, alone;
+    backend->fingerprint_with(std::span(&p, 1), with, ctx.get());
+    backend->fingerprint(std::span(&p, 1), alone);
+    ASSERT_EQ(with.match, alone.match);
+    ASSERT_EQ(with.hashes, alone.hashes);
+    matches += with.match[0];
+  }
+  EXPECT_EQ(matches, 2u);  // the reference, both times
+}
+
 }  // namespace
 }  // namespace ugs

@@ -1,7 +1,9 @@
 // The CPU fingerprint backend: the one evaluator, OpenMP over the groups of a batch's graphs that
 // begin with the same kernel op (prefix_plan.h; a big group is cut so that every thread has work);
 // within a group, each graph starts from the tensors the one before it left, so shared leading ops
-// are evaluated once. A single graph keeps the evaluator's own parallelism over blocks and rows.
+// are evaluated once. A caller's context carries the last graph and its tensors from one call to the
+// next (a search thread's candidates follow one another). A single graph keeps the evaluator's own
+// parallelism over blocks and rows.
 #include <omp.h>
 
 #include "ugs/eval/backend.h"
@@ -13,6 +15,14 @@
 namespace ugs {
 namespace {
 
+// The last graph evaluated and what it computed.
+struct CpuContext final : FingerprintContext {
+  KernelGraph last;
+  bool has_last = false;
+  std::vector<Tensor<FieldPair>> computed;
+  std::vector<uint64_t> hashes;
+};
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(FingerprintSetup setup) : s_(std::move(setup)) {
@@ -20,8 +30,23 @@ class CpuBackend final : public Backend {
     with_field(s_.field, [&](auto ar) { exp_ = exp_table<decltype(ar)>(s_.omega); });
   }
   BackendKind kind() const override { return BackendKind::Cpu; }
-  // A batch's graphs share their leading ops, evaluated once per group: worth gathering.
-  bool wants_batches() const override { return true; }
+  std::unique_ptr<FingerprintContext> make_context() const override { return std::make_unique<CpuContext>(); }
+
+  // In order, each graph from where the one before it (the context's last, first) stopped.
+  void fingerprint_with(std::span<const KernelGraph* const> graphs, Fingerprints& out, FingerprintContext* ctx) override {
+    auto* c = dynamic_cast<CpuContext*>(ctx);
+    if (!c) return fingerprint(graphs, out);
+    out.reset(graphs);
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      const KernelGraph& g = *graphs[i];
+      const int from = c->has_last ? shared_prefix(c->last, g) : 0;
+      uint64_t* hashes = &out.hashes[out.first[i]];
+      one(g, from, c->computed, c->hashes.data(), hashes, out.match[i]);
+      c->last = g;
+      c->has_last = true;
+      c->hashes.assign(hashes, hashes + g.num_tensors());
+    }
+  }
 
   void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
     out.reset(graphs);

@@ -33,6 +33,13 @@ bool same_op(const KernelGraph& a, const KernelGraph& b, int i) {
 
 }  // namespace
 
+int shared_prefix(const KernelGraph& a, const KernelGraph& b) {
+  if (a.num_inputs != b.num_inputs) return 0;
+  int same = 0;
+  while (same < a.ops.size() && same < b.ops.size() && same_op(a, b, same)) ++same;
+  return same;
+}
+
 PrefixPlan plan_prefixes(std::span<const KernelGraph* const> graphs, int pieces) {
   PrefixPlan p;
   std::vector<std::vector<uint64_t>> ids(graphs.size());

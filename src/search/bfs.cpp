@@ -17,6 +17,7 @@ Bfs::Bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, std::s
       batched_(cfg.bfs_batch_verify < 0 ? e.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1),
       scratch_(workers.size()) {
   if (opt.comm && opt.comm->size() > 1) ranks_ = opt.comm;
+  for (ThreadScratch& s : scratch_) s.fingerprints = e.verifier.backend().make_context();
 }
 
 // The root is the tree's one base; its key is its encoding's, the same on every rank.

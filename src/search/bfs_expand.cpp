@@ -81,8 +81,8 @@ void Bfs::expand_chunks() {
           ch.deferred.push_back(static_cast<uint32_t>(i));
           continue;
         }
-        const bool verified =
-            verify_completions(e_, std::span(ch.completions).subspan(before), w);  // here, on this thread
+        const bool verified = verify_completions(e_, std::span(ch.completions).subspan(before), w,
+                                                 scratch_[t].fingerprints.get());  // here, on this thread
         ch.completions.resize(before);
         if (verified) continue;
       }

@@ -41,6 +41,7 @@ struct Chunk {
 // One thread's scratch memory, reused by every batch.
 struct alignas(64) ThreadScratch {
   Cursor cursor;  // on the batch state being expanded
+  std::unique_ptr<FingerprintContext> fingerprints;  // the backend's reuse between this thread's candidates
   State child;    // function dedup, routing: a child, applied to a copy of its parent
   std::vector<Step> steps;
   Frontier buffer;  // a child being encoded (routing, checkpoints)

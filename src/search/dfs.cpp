@@ -22,13 +22,14 @@ std::vector<Step>& Worker::steps_at(int depth) {
 }
 
 // Phases switch to fingerprint and verify and back to the one running when called.
-bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w) {
+bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w,
+                        FingerprintContext* ctx) {
   const PhaseClock::Phase caller = w.clock.running();
   bool found = false;
   for (const KernelGraph& g : completions) {
     w.phase(&PhaseTimes::fingerprint);
     ++w.c.fingerprint_evals;
-    if (!e.verifier.fingerprint_matches(g)) continue;
+    if (!e.verifier.fingerprint_matches(g, ctx)) continue;
     ++w.c.fingerprint_passes;
     w.phase(&PhaseTimes::verify);
     if (!e.verifier.confirm(g).equivalent) {

@@ -10,10 +10,10 @@ Verifier::Verifier(const KernelGraph& program, Backend& backend, FieldKind field
     : backend_(backend),
       confirm_(program, {field, confirm_tests, splitmix64(seed + 0x636f6e6669726dull), true, float_tolerance}) {}
 
-bool Verifier::fingerprint_matches(const KernelGraph& candidate) const {
+bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintContext* ctx) const {
   const KernelGraph* one = &candidate;
   Fingerprints f;
-  backend_.fingerprint(std::span(&one, 1), f);
+  backend_.fingerprint_with(std::span(&one, 1), f, ctx);
   return f.match[0];
 }
 

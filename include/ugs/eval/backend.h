@@ -55,6 +55,14 @@ struct Fingerprints {
   }
 };
 
+// What a caller lets a backend keep between its calls: the CPU backend keeps the last graph's
+// tensors, so a graph that begins with the same kernel ops starts where that one stopped. One per
+// thread; opaque to the caller.
+class FingerprintContext {
+ public:
+  virtual ~FingerprintContext() = default;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -62,6 +70,12 @@ class Backend {
   // Thread-safe (a backend with one device serializes its callers). Graphs need not be complete: a
   // graph without outputs gets its hashes and match 0.
   virtual void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) = 0;
+  // A context for fingerprint_with, or null where the backend keeps nothing between calls.
+  virtual std::unique_ptr<FingerprintContext> make_context() const { return nullptr; }
+  // As fingerprint, reusing what ctx holds (null: nothing) and leaving in it what the next call may use.
+  virtual void fingerprint_with(std::span<const KernelGraph* const> graphs, Fingerprints& out, FingerprintContext*) {
+    fingerprint(graphs, out);
+  }
   // Whether a call costs mostly a fixed amount (launches, transfers), so that a driver should gather
   // whole batches; false: a call costs per graph, and a driver may call from inside its own threads.
   virtual bool wants_batches() const { return kind() == BackendKind::Cuda; }

@@ -17,6 +17,9 @@ namespace ugs {
 // or its block graph's whole structure.
 uint64_t op_identity(const KernelGraph& g, int i);
 
+// The number of leading kernel ops a and b have equal (compared exactly, not by identity).
+int shared_prefix(const KernelGraph& a, const KernelGraph& b);
+
 struct PrefixPlan {
   std::vector<uint32_t> order;   // the graphs, group by group, each group in lexicographic op order
   std::vector<uint32_t> shared;  // per position in `order`: leading ops equal to the previous graph's (0 first in a group)

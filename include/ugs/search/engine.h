@@ -88,7 +88,9 @@ struct alignas(64) Worker {
 
 // Fingerprints the μGraphs one state completes, one at a time; the first that matches and passes
 // confirmation is recorded in w. True if one did (then the state is not extended, as in Mirage).
-bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w);
+// With a context (bfs), the backend may reuse the work of the thread's previous candidates.
+bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w,
+                        FingerprintContext* ctx = nullptr);
 // Counts s, verifies the μGraphs it completes, and leaves in `children` the steps from s that pass
 // every check, the abstract-expression one included.
 void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children);

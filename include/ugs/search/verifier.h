@@ -16,8 +16,9 @@ class Verifier {
   Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
            double float_tolerance);
 
-  // Thread-safe. One candidate through the backend, as Mirage fingerprints.
-  bool fingerprint_matches(const KernelGraph& candidate) const;
+  // Thread-safe. One candidate through the backend, as Mirage fingerprints; with a context (one per
+  // thread), the backend may reuse what the thread's previous candidate computed.
+  bool fingerprint_matches(const KernelGraph& candidate, FingerprintContext* ctx = nullptr) const;
   // Thread-safe; always on the CPU.
   VerifyResult confirm(const KernelGraph& candidate) const;
   Backend& backend() const { return backend_; }
