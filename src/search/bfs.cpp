@@ -80,11 +80,20 @@ NodeSlab Bfs::take_slab() {
   return s;
 }
 
+void Bfs::ready_next_slab(int t) {
+  ThreadScratch& s = scratch_[t];
+  if (s.next.nodes.capacity() == 0 && s.open.nodes.size() > NodeSlab::kNodes / 2) {
+    s.next = take_slab();
+    s.next.nodes.reserve(NodeSlab::kNodes);
+  }
+}
+
 // A thread's first slab of a level grows as it fills (a small level costs little); one that follows a
-// full one is sized whole at once, so a big level's slabs are never copied as they grow.
+// full one is sized whole at once (readied ahead, usually), so a big level's slabs are never copied
+// as they grow.
 void Bfs::keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openings) {
   if (s.open.full()) {
-    s.full.push_back(std::exchange(s.open, take_slab()));
+    s.full.push_back(std::exchange(s.open, s.next.nodes.capacity() ? std::exchange(s.next, NodeSlab{}) : take_slab()));
     s.open.nodes.reserve(NodeSlab::kNodes);
   }
   const size_t opened = s.open.openings.size();
@@ -95,7 +104,7 @@ void Bfs::keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openi
 
 void Bfs::keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key) {
   if (s.open.full()) {
-    s.full.push_back(std::exchange(s.open, take_slab()));
+    s.full.push_back(std::exchange(s.open, s.next.nodes.capacity() ? std::exchange(s.next, NodeSlab{}) : take_slab()));
     s.open.nodes.reserve(NodeSlab::kNodes);
   }
   s.open.push_base(state, bytes, key);
@@ -136,7 +145,7 @@ size_t Bfs::frontier_bytes() const {
   size_t n = 0;
   for (const Level& l : levels_) n += l.bytes();
   for (const ThreadScratch& s : scratch_) {
-    n += s.open.bytes();
+    n += s.open.bytes() + s.next.bytes();
     for (const NodeSlab& f : s.full) n += f.bytes();
   }
   return n;

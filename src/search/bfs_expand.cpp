@@ -64,6 +64,7 @@ void Bfs::visit(uint32_t i, int t) {
 void Bfs::expand_chunks() {
   const auto t0 = Clock::now();
   each_chunk([&](size_t c, int t) {
+    ready_next_slab(t);
     Chunk& ch = chunks_[c];
     ch.clear();
     Worker& w = workers_[t];

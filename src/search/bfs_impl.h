@@ -48,6 +48,7 @@ struct alignas(64) ThreadScratch {
   // The kept children go into the thread's open slab, which lives across batches: a slab joins its
   // level when full (through `full`, in thread order after the batch) or when flushed.
   NodeSlab open;
+  NodeSlab next;  // sized and its pages faulted in while expanding, for when `open` fills
   std::vector<NodeSlab> full;
   uint64_t kept = 0, kept_bytes = 0;  // this batch's kept children and their bytes
   uint64_t candidates = 0, cache_hits = 0;  // this batch's steps, and queries the cache answered inline
@@ -139,6 +140,9 @@ class Bfs {
   std::vector<NodeSlab> spare_;
   std::mutex spare_lock_;
   NodeSlab take_slab();
+  // Thread t's next slab, readied ahead when its open one is half full: faulting a slab's pages in
+  // costs as much as filling it (on a virtual machine), and here it overlaps the other threads' work.
+  void ready_next_slab(int t);
   // The threads' open slabs hold children of level open_depth_ (-1: none). They join it when full, and
   // all of them before that level is read: before it is expanded, before advance() looks for states
   // (when the current level runs out), before a checkpoint.
