@@ -91,23 +91,24 @@ void Bfs::ready_next_slab(int t) {
 // A thread's first slab of a level grows as it fills (a small level costs little); one that follows a
 // full one is sized whole at once (readied ahead, usually), so a big level's slabs are never copied
 // as they grow.
-void Bfs::keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openings) {
+NodeSlab& Bfs::room_in_open(ThreadScratch& s) {
   if (s.open.full()) {
     s.full.push_back(std::exchange(s.open, s.next.nodes.capacity() ? std::exchange(s.next, NodeSlab{}) : take_slab()));
     s.open.nodes.reserve(NodeSlab::kNodes);
   }
-  const size_t opened = s.open.openings.size();
-  s.open.push_copy(n, openings);
+  return s.open;
+}
+
+void Bfs::keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openings) {
+  NodeSlab& open = room_in_open(s);
+  const size_t opened = open.openings.size();
+  open.push_copy(n, openings);
   ++s.kept;
-  s.kept_bytes += sizeof(Node) + (s.open.openings.size() - opened) * sizeof(Step);
+  s.kept_bytes += sizeof(Node) + (open.openings.size() - opened) * sizeof(Step);
 }
 
 void Bfs::keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key) {
-  if (s.open.full()) {
-    s.full.push_back(std::exchange(s.open, s.next.nodes.capacity() ? std::exchange(s.next, NodeSlab{}) : take_slab()));
-    s.open.nodes.reserve(NodeSlab::kNodes);
-  }
-  s.open.push_base(state, bytes, key);
+  room_in_open(s).push_base(state, bytes, key);
   ++s.kept;
   s.kept_bytes += sizeof(Node) + bytes + sizeof(uint64_t);
 }

@@ -1,10 +1,14 @@
 #pragma once
-// The level-synchronous search (DESIGN §5 `bfs`), the project's design. A level of states is expanded
-// in batches; each batch goes through five phases, each a bulk operation over the whole batch:
-//   verify    the batch's complete μGraphs, fingerprinted in one backend call (match → confirmation);
-//   generate  the generator's steps from every state (OpenMP, per-thread buffers, no lock);
-//   exprs     the batch's abstract-expression queries, deduplicated, in one oracle batch;
-//   children  the surviving steps applied, deduplicated (structurally, or by function), encoded;
+// The level-synchronous search (DESIGN §5 `bfs`), the project's design. The frontier is a tree of
+// steps (state_tree.h: a state is its parent and one step), which each thread walks with a cursor
+// (cursor.h). A level is expanded in batches; each batch goes through these phases, each over the
+// whole batch:
+//   generate  every state's steps (OpenMP over chunks in guided runs, per-thread buffers, no lock);
+//             a state's completions fingerprinted at once on its thread through the backend's
+//             context (cpu), or gathered into one backend call (cuda); matches confirmed;
+//   exprs     the queries the oracle's cache did not know, deduplicated, in one oracle batch;
+//   children  the kept steps as nodes, deduplicated (structurally, or by function), into the next
+//             level's slabs;
 // and the children form the next level. Without a memory limit every level is finished before the
 // next starts; when the frontier passes the limit, the search descends into the newest level first
 // (depth-first over chunks) until it fits again. A checkpoint is written after every level.

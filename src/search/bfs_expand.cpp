@@ -1,10 +1,12 @@
-// One batch of the breadth-first search. The batch is cut into chunks of kChunk states that threads
-// take dynamically; each thread's cursor walks to each state of its chunk (a step back and a step
+// One batch of the breadth-first search. The batch is cut into chunks of chunk_ states; each thread
+// starts on its own contiguous range of chunks and, when done, steals from the back of another's
+// (stealing_ranges.h), so neighbouring states stay on one thread. Each thread's cursor walks to each state of its chunk (a step back and a step
 // forward from the previous one, mostly) and, while the state is hot in cache, generates its steps:
 // a step whose query the oracle's cache knows (nearly all) is settled at once, the others wait for the
 // batch's one oracle call. A child is its parent and its step: nothing is encoded. States with
 // completions wait for the batch's one fingerprint call when the backend wants batches (a GPU); with
-// the CPU backend their thread fingerprints them at once, in parallel with the others. The serial glue
+// the CPU backend their thread fingerprints them at once, through its own context (the tensors of
+// its previous candidate), in parallel with the others. The serial glue
 // reads the chunks in order, so a run is repeatable whatever thread took which chunk.
 #include <algorithm>
 
@@ -30,6 +32,7 @@ void Bfs::expand(int depth) {
   r_.levels[depth].level = depth;
   r_.levels[depth].frontier += batch_.size();
   n_ = batch_.size();
+  chunk_ = std::clamp<size_t>(n_ / (32 * static_cast<size_t>(threads_)), 1, kChunk);
   batch_keys_.resize(n_);
   if (chunks_.size() < num_chunks()) chunks_.resize(num_chunks());
   for (ThreadScratch& s : scratch_) s.candidates = s.cache_hits = 0;
@@ -68,8 +71,8 @@ void Bfs::expand_chunks() {
     Chunk& ch = chunks_[c];
     ch.clear();
     Worker& w = workers_[t];
-    const size_t end = std::min(n_, (c + 1) * kChunk);
-    for (size_t i = c * kChunk; i < end; ++i) {
+    const size_t end = std::min(n_, (c + 1) * chunk_);
+    for (size_t i = c * chunk_; i < end; ++i) {
       ++w.c.states;
       w.progress.fetch_add(1, std::memory_order_relaxed);
       visit(static_cast<uint32_t>(i), t);

@@ -11,6 +11,7 @@
 #include "checkpoint.h"
 #include "cursor.h"
 #include "state_tree.h"
+#include "stealing_ranges.h"
 #include "ugs/search/comm.h"
 #include "wire.h"
 
@@ -22,7 +23,8 @@ struct Pending {
   Step step;
 };
 
-// What one chunk of a batch (kChunk consecutive states) produces. Threads take chunks dynamically;
+// What one chunk of a batch (chunk_ consecutive states) produces. Threads take chunks from ranges they
+// steal from each other (stealing_ranges.h);
 // the serial glue reads the chunks in order, so the next level is the same in every run.
 struct Chunk {
   std::vector<Node> children;                // packed as the next level holds them
@@ -74,7 +76,10 @@ class Bfs {
   std::vector<Frontier> materialize(std::vector<std::vector<uint64_t>>& keys);  // the pending states, by depth
 
   // bfs_expand.cpp: one batch.
+  // States per chunk: 64, or fewer in a small batch so that every thread gets at least 32 chunks (a
+  // small level's few heavy states, with completions to verify, then spread over the threads).
   static constexpr size_t kChunk = 64;
+  size_t chunk_ = kChunk;
   static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor (visit())
   void expand(int depth);
   void expand_chunks();         // every state, but those with completions: generated, children made
@@ -89,9 +94,8 @@ class Bfs {
   template <class F>
   void parallel(size_t n, F body, bool dynamic = false);
   template <class F>
-  void each_chunk(F body) {  // body(chunk index, thread) over the batch's chunks
-    parallel(num_chunks(), body, true);
-  }
+  void each_chunk(F body);  // body(chunk index, thread) over the batch's chunks
+  StealingRanges ranges_;
 
   // bfs_dedup.cpp: which children survive.
   void dedup();
@@ -147,6 +151,7 @@ class Bfs {
   // all of them before that level is read: before it is expanded, before advance() looks for states
   // (when the current level runs out), before a checkpoint.
   int open_depth_ = -1;
+  NodeSlab& room_in_open(ThreadScratch& s);  // the thread's open slab, with room for one more node
   void keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openings);  // into the open slab
   void keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key);
   void join_full();                                                 // after a batch, in thread order
@@ -164,12 +169,12 @@ class Bfs {
   std::vector<expr::ExprId> queries_;
   std::vector<uint8_t> answers_;
   std::vector<uint64_t> key_set_;  // structural dedup: the batch's keys, open addressing
-  size_t num_chunks() const { return (n_ + kChunk - 1) / kChunk; }
+  size_t num_chunks() const { return (n_ + chunk_ - 1) / chunk_; }
 };
 
 // body(i, thread) for i in [0, n) on the run's threads; each thread's time counts as its worker's busy
 // time. Static: interleaved runs of 16, the same split every run (for work whose order matters);
-// dynamic: guided, big contiguous runs first, then smaller (a thread's cursor walks neighbours).
+// dynamic: one at a time, to whichever thread is free.
 template <class F>
 void Bfs::parallel(size_t n, F body, bool dynamic) {
 #pragma omp parallel num_threads(threads_)
@@ -177,12 +182,24 @@ void Bfs::parallel(size_t n, F body, bool dynamic) {
     const int t = omp_get_thread_num();
     const auto t0 = Clock::now();
     if (dynamic) {
-#pragma omp for schedule(guided, 1) nowait
+#pragma omp for schedule(dynamic, 1) nowait
       for (size_t i = 0; i < n; ++i) body(i, t);
     } else {
 #pragma omp for schedule(static, 16) nowait
       for (size_t i = 0; i < n; ++i) body(i, t);
     }
+    workers_[t].c.busy_s += seconds_since(t0);
+  }
+}
+
+template <class F>
+void Bfs::each_chunk(F body) {
+  ranges_.reset(num_chunks(), threads_);
+#pragma omp parallel num_threads(threads_)
+  {
+    const int t = omp_get_thread_num();
+    const auto t0 = Clock::now();
+    for (size_t c; ranges_.next(t, c);) body(c, t);
     workers_[t].c.busy_s += seconds_since(t0);
   }
 }
