@@ -1,13 +1,13 @@
 // One batch of the breadth-first search. The batch is cut into chunks of chunk_ states; each thread
 // starts on its own contiguous range of chunks and, when done, steals from the back of another's
-// (stealing_ranges.h), so neighbouring states stay on one thread. Each thread's cursor walks to each state of its chunk (a step back and a step
-// forward from the previous one, mostly) and, while the state is hot in cache, generates its steps:
-// a step whose query the oracle's cache knows (nearly all) is settled at once, the others wait for the
-// batch's one oracle call. A child is its parent and its step: nothing is encoded. States with
-// completions wait for the batch's one fingerprint call when the backend wants batches (a GPU); with
-// the CPU backend their thread fingerprints them at once, through its own context (the tensors of
-// its previous candidate), in parallel with the others. The serial glue
-// reads the chunks in order, so a run is repeatable whatever thread took which chunk.
+// (stealing_ranges.h), so neighbouring states stay on one thread. Each thread's cursor walks to each
+// state of its chunk (a step back and a step forward from the previous one, mostly) and, while the
+// state is hot in cache, generates its steps: a step whose query the oracle's cache knows (nearly
+// all) is settled at once, the others wait for the batch's one oracle call. A child is its parent and
+// its step: nothing is encoded. States with completions wait for the batch's one fingerprint call
+// when the backend wants batches (a GPU); with the CPU backend their thread fingerprints them at once,
+// through its own context (the tensors of its previous candidate), in parallel with the others. The
+// serial glue reads the chunks in order, so a run is repeatable whatever thread took which chunk.
 #include <algorithm>
 
 #include "bfs_impl.h"
