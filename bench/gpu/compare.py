@@ -1,0 +1,31 @@
+"""Summary of the searches bench/gpu/run.sh made: per run its wall time, states, fingerprint calls and
+μGraphs, and whether its μGraph hashes equal those of the program's first run (the CPU backend's
+where there is one). Standard library only: the GPU machine's python has no project packages."""
+import json
+import os
+import sys
+from collections import defaultdict
+
+
+def main(folder):
+    runs = defaultdict(dict)
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".json"):
+            program, rest = f[:-5].split(".", 1)
+            with open(os.path.join(folder, f)) as fh:
+                runs[program][rest] = json.load(fh)
+    print(f"{'program':22} {'run':16} {'wall s':>8} {'states':>9} {'fp evals':>9} {'fp s':>7} {'verify s':>8} {'found':>5}  same hashes")
+    for program, by_run in runs.items():
+        ref_name = next((r for r in by_run if r.endswith(".cpu")), next(iter(by_run)))
+        ref = [m["hash"] for m in by_run[ref_name]["mugraphs"]]
+        for name, d in by_run.items():
+            s = d["stats"]
+            got = [m["hash"] for m in d["mugraphs"]]
+            same = "reference" if name == ref_name else ("yes" if got == ref else "NO")
+            ph = s.get("phase_s", {})
+            print(f"{program:22} {name:16} {s['wall_s']:8.2f} {s['states_expanded']:9} {s['fingerprint_evals']:9} "
+                  f"{ph.get('fingerprint', 0):7.2f} {ph.get('verify', 0):8.2f} {len(got):5}  {same}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,40 @@
+#!/bin/bash
+# The GPU session's one script (METHOD.md: build here, check and time there in one call). Runs on the
+# lent machine over the bundle that bench/gpu/bundle.sh made: the CUDA tests, the fingerprint
+# throughput bench, and searches with --backend cuda against --backend cpu (same μGraph hashes), the
+# small programs and full-size rmsnorm_linear, bfs against dfs-omp at 16 threads.
+#   bench/gpu/run.sh [parts...]    parts: tests bench small full (default: all); logs under $OUT
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/ugs_gpu}
+mkdir -p "$OUT" /work
+# The tests and bench find the repository's files through the path they were built in.
+[ -e /work/main ] || ln -s "$PWD" /work/main
+run() { LD_LIBRARY_PATH=$PWD/.gpu/lib "$@"; }
+U=.gpu/bin/ugsearch
+parts=${*:-tests bench small full}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
+
+search() {  # name args... : one search, its results under $OUT/runs
+  local name=$1; shift
+  mkdir -p "$OUT/runs"
+  timeout 150 env LD_LIBRARY_PATH=$PWD/.gpu/lib $U search "$@" --quiet --out "$OUT/runs/$name.json" || echo "FAILED: $name (exit $?)"
+}
+
+for part in $parts; do
+  case $part in
+    tests) run timeout 300 .gpu/bin/test_cuda 2>&1 | tee "$OUT/test_cuda.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|CUDA compiled" ;;
+    bench) run .gpu/bin/bench_fingerprint --reps 5 2>&1 | tee "$OUT/bench_fingerprint.log" ;;
+    small)
+      for p in rmsnorm_linear_small gated_mlp_small lora_small gqa_small mha_small mqa_small qknorm_gqa_small ntrans_small; do
+        search "$p.bfs.cpu" "$p" --strategy bfs --threads 16 --backend cpu
+        search "$p.bfs.cuda" "$p" --strategy bfs --threads 16 --backend cuda
+        search "$p.dfs-omp.cuda" "$p" --strategy dfs-omp --threads 16 --backend cuda
+      done ;;
+    full)
+      for b in cuda cpu; do
+        for s in bfs dfs-omp; do search "rmsnorm_linear.$s.$b" rmsnorm_linear --strategy $s --threads 16 --backend $b; done
+      done ;;
+  esac
+done
+[ -d "$OUT/runs" ] && python3 bench/gpu/compare.py "$OUT/runs"
