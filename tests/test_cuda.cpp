@@ -11,6 +11,7 @@
 #include "ugs/util/error.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/field/field.h"
+#include "ugs/search/verifier.h"
 
 namespace ugs {
 namespace {
@@ -152,6 +153,36 @@ TEST(CudaBackend, ConcurrentCallersGetTheirOwnResults) {
     });
   for (auto& t : pool) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
+}
+
+// Confirmation with a device run: the field tests on the device (one at a time and in bulk) answer
+// as the CPU's, for references (equivalent) and their mutants (rejected by a field test).
+TEST(CudaBackend, ConfirmationOnTheDeviceAnswersAsOnTheCpu) {
+  UGS_REQUIRE_DEVICE();
+  for (const char* name : {"rmsnorm_linear_small", "gqa_small"}) {
+    SCOPED_TRACE(name);
+    const KernelGraph p = load_program(name).graph;
+    const auto cpu = make_backend(BackendKind::Cpu, p, FieldKind::Wide, 1);
+    const auto gpu = make_backend(BackendKind::Cuda, p, FieldKind::Wide, 1);
+    const Verifier on_cpu(p, *cpu, FieldKind::Wide, 1, 3, 1e-9), on_gpu(p, *gpu, FieldKind::Wide, 1, 3, 1e-9);
+    ASSERT_TRUE(on_gpu.confirms_on_device());
+    const std::vector<KernelGraph> batch = test::reference_batch(name, true);
+    std::vector<uint8_t> passes;
+    on_gpu.confirm_field_tests(test::pointers(batch), passes);
+    ASSERT_EQ(passes.size(), batch.size() * 3);
+    int equivalent = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const VerifyResult want = on_cpu.confirm(batch[i]), one = on_gpu.confirm(batch[i]),
+                         bulk = on_gpu.confirm_with(batch[i], std::span(passes).subspan(i * 3, 3));
+      for (const VerifyResult* got : {&one, &bulk}) {
+        EXPECT_EQ(got->equivalent, want.equivalent) << i;
+        EXPECT_EQ(got->reason, want.reason) << i;
+      }
+      equivalent += want.equivalent;
+    }
+    EXPECT_GE(equivalent, 1) << "the reference itself";
+    EXPECT_LT(equivalent, static_cast<int>(batch.size())) << "the mutants are rejected";
+  }
 }
 
 }  // namespace

@@ -72,5 +72,39 @@ TEST(References, MutantsAreRejectedInTheWideField) {
   }
 }
 
+// The search's bulk confirmation: field test outcomes computed elsewhere (here one by one with each
+// test's seed, as a device backend gets them) give verify's answer, reason and all.
+TEST(References, VerifyWithOutsideFieldTestsAnswersAsVerify) {
+  const std::vector<test::MutantCase> cases = test::all_mutant_cases();
+  for (size_t i = 0; i < cases.size(); i += 7) {
+    const test::MutantCase& c = cases[i];
+    SCOPED_TRACE(c.name);
+    VerifyOptions opt;
+    opt.tests = 2;
+    opt.seed = 11;
+    const VerifyReference ref(c.program, opt);
+    std::vector<uint8_t> passes;
+    for (int t = 0; t < opt.tests; ++t)
+      passes.push_back(interface_mismatch(c.program, c.graph).empty() &&
+                       field_test(opt.field, c.program, c.graph, field_test_seed(opt, t)));
+    const VerifyResult want = ref.verify(c.graph), got = ref.verify_with(c.graph, passes);
+    EXPECT_FALSE(got.equivalent);
+    EXPECT_EQ(got.equivalent, want.equivalent);
+    EXPECT_EQ(got.reason, want.reason);
+    EXPECT_EQ(got.tests_passed, want.tests_passed);
+  }
+  const Program p = load_program("rmsnorm_linear_small");
+  const KernelGraph g = test::reference("rmsnorm_linear_small");
+  VerifyOptions one;
+  one.tests = 1;
+  const VerifyReference ref(p.graph, one);
+  const uint8_t pass = 1, fail = 0;
+  EXPECT_TRUE(ref.verify_with(g, std::span(&pass, 1)).equivalent);
+  EXPECT_EQ(ref.verify_with(g, std::span(&pass, 1)).float_rel_error, ref.verify(g).float_rel_error);
+  const VerifyResult r = ref.verify_with(g, std::span(&fail, 1));
+  EXPECT_FALSE(r.equivalent);
+  EXPECT_EQ(r.reason, "finite-field test 1 of 1 (wide field) gives different outputs");
+}
+
 }  // namespace
 }  // namespace ugs

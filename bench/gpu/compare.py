@@ -11,10 +11,10 @@ def main(folder):
     runs = defaultdict(dict)
     for f in sorted(os.listdir(folder)):
         if f.endswith(".json"):
-            program, rest = f[:-5].split(".", 1)
+            program, rest = f[:-5].split(".", 1)  # program.strategy.backend[.rep]
             with open(os.path.join(folder, f)) as fh:
                 runs[program][rest] = json.load(fh)
-    print(f"{'program':22} {'run':16} {'wall s':>8} {'states':>9} {'fp evals':>9} {'fp s':>7} {'verify s':>8} {'found':>5}  same hashes")
+    print(f"{'program':22} {'run':16} {'wall s':>8} {'states':>9} {'fp evals':>9} {'expand s':>8} {'fp s':>7} {'verify s':>8} {'found':>5}  same hashes")
     for program, by_run in runs.items():
         ref_name = next((r for r in by_run if r.endswith(".cpu")), next(iter(by_run)))
         ref = [m["hash"] for m in by_run[ref_name]["mugraphs"]]
@@ -24,7 +24,7 @@ def main(folder):
             same = "reference" if name == ref_name else ("yes" if got == ref else "NO")
             ph = s.get("phase_s", {})
             print(f"{program:22} {name:16} {s['wall_s']:8.2f} {s['states_expanded']:9} {s['fingerprint_evals']:9} "
-                  f"{ph.get('fingerprint', 0):7.2f} {ph.get('verify', 0):8.2f} {len(got):5}  {same}")
+                  f"{ph.get('expand', 0):8.2f} {ph.get('fingerprint', 0):7.2f} {ph.get('verify', 0):8.2f} {len(got):5}  {same}")
 
 
 if __name__ == "__main__":

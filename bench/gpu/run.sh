@@ -3,7 +3,8 @@
 # lent machine over the bundle that bench/gpu/bundle.sh made: the CUDA tests, the fingerprint
 # throughput bench, and searches with --backend cuda against --backend cpu (same μGraph hashes), the
 # small programs and full-size rmsnorm_linear, bfs against dfs-omp at 16 threads.
-#   bench/gpu/run.sh [parts...]    parts: tests bench small full (default: all); logs under $OUT
+#   bench/gpu/run.sh [parts...]    parts: tests presets bench small full (default: all); logs under $OUT
+# (runs.tgz holds every results file: the device tool brings back few files).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ugs_gpu}
@@ -12,7 +13,7 @@ mkdir -p "$OUT" /work
 [ -e /work/main ] || ln -s "$PWD" /work/main
 run() { LD_LIBRARY_PATH=$PWD/.gpu/lib "$@"; }
 U=.gpu/bin/ugsearch
-parts=${*:-tests bench small full}
+parts=${*:-tests presets bench small full}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
 
 search() {  # name args... : one search, its results under $OUT/runs
@@ -24,6 +25,8 @@ search() {  # name args... : one search, its results under $OUT/runs
 for part in $parts; do
   case $part in
     tests) run timeout 300 .gpu/bin/test_cuda 2>&1 | tee "$OUT/test_cuda.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|CUDA compiled" ;;
+    presets) # gqa_small (/3) left out: minutes at 1 and 2 threads
+      run timeout 300 .gpu/bin/test_search_presets --gtest_filter=-*/3 2>&1 | tee "$OUT/test_search_presets.log" | grep -E "^\[  (PASSED|FAILED) |Failure" ;;
     bench) run .gpu/bin/bench_fingerprint --reps 5 2>&1 | tee "$OUT/bench_fingerprint.log" ;;
     small)
       for p in rmsnorm_linear_small gated_mlp_small lora_small gqa_small mha_small mqa_small qknorm_gqa_small ntrans_small; do
@@ -32,9 +35,10 @@ for part in $parts; do
         search "$p.dfs-omp.cuda" "$p" --strategy dfs-omp --threads 16 --backend cuda
       done ;;
     full)
-      for b in cuda cpu; do
-        for s in bfs dfs-omp; do search "rmsnorm_linear.$s.$b" rmsnorm_linear --strategy $s --threads 16 --backend $b; done
-      done ;;
+      for rep in 1 2 3; do
+        for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cuda.$rep" rmsnorm_linear --strategy $s --threads 16 --backend cuda; done
+      done
+      for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cpu" rmsnorm_linear --strategy $s --threads 16 --backend cpu; done ;;
   esac
 done
-[ -d "$OUT/runs" ] && python3 bench/gpu/compare.py "$OUT/runs"
+[ -d "$OUT/runs" ] && python3 bench/gpu/compare.py "$OUT/runs" && tar -czf "$OUT/runs.tgz" -C "$OUT" runs && rm -rf "$OUT/runs"

@@ -6,6 +6,7 @@ namespace ugs::cuda {
 bool compiled() { return false; }
 int device_count() { return 0; }
 std::string device_description() { return "none (built without CUDA)"; }
+double measured_copy_bandwidth() { return 0; }
 std::string field_matmul(FieldKind, const FieldPair*, const FieldPair*, FieldPair*, int64_t, int64_t, int64_t,
                          int64_t) {
   return "this ugsearch was built without CUDA";

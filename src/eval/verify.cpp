@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -72,7 +73,6 @@ double rel_error_on(const Case<RealArith>& c, const KernelGraph& candidate) {
   return worst;
 }
 
-uint64_t field_seed(const VerifyOptions& opt, int t) { return splitmix64(opt.seed + t); }
 uint64_t float_seed(const VerifyOptions& opt) { return splitmix64(opt.seed ^ 0x666c6f6174ull); }
 
 std::string shape_list(const KernelGraph& g, int first, int count, const int32_t* idx) {
@@ -85,6 +85,8 @@ std::string shape_list(const KernelGraph& g, int first, int count, const int32_t
 }
 
 }  // namespace
+
+uint64_t field_test_seed(const VerifyOptions& opt, int t) { return splitmix64(opt.seed + t); }
 
 std::string interface_mismatch(const KernelGraph& p, const KernelGraph& c) {
   bool same = p.num_inputs == c.num_inputs;
@@ -116,9 +118,10 @@ VerifyResult verify(const KernelGraph& program, const KernelGraph& candidate, co
   return VerifyReference(program, opt).verify(candidate);
 }
 
-// Made on the first verify(), once (a search that confirms nothing never evaluates the program).
+// Made when first needed, once: the field cases by verify(), the float case by either (a search that
+// confirms nothing never evaluates the program; one whose field tests run on a device never does here).
 struct VerifyReference::Cases {
-  std::once_flag made;
+  std::once_flag field_made, real_made;
   std::vector<Case<WideArith>> wide;
   std::vector<Case<MirageArith>> mirage;
   std::vector<uint64_t> zeros;  // per field test: the program's zero divisors
@@ -130,20 +133,23 @@ VerifyReference::VerifyReference(const KernelGraph& program, const VerifyOptions
 VerifyReference::VerifyReference(VerifyReference&&) noexcept = default;
 VerifyReference::~VerifyReference() = default;
 
-VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
-  VerifyResult r;
-  r.reason = interface_mismatch(program_, candidate);
-  if (!r.reason.empty()) return r;
+double VerifyReference::float_error(const KernelGraph& candidate) const {
   Cases& c = *cases_;
-  std::call_once(c.made, [&] {
+  std::call_once(c.real_made, [&] { c.real = make_case<RealArith>(program_, float_seed(opt_), nullptr); });
+  return rel_error_on(c.real, candidate);
+}
+
+VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
+  if (!interface_mismatch(program_, candidate).empty()) return finish(candidate, {}, {}, 0);
+  Cases& c = *cases_;
+  std::call_once(c.field_made, [&] {
     c.zeros.assign(opt_.tests, 0);
     for (int t = 0; t < opt_.tests; ++t) {
       if (opt_.field == FieldKind::Mirage)
-        c.mirage.push_back(make_case<MirageArith>(program_, field_seed(opt_, t), &c.zeros[t]));
+        c.mirage.push_back(make_case<MirageArith>(program_, field_test_seed(opt_, t), &c.zeros[t]));
       else
-        c.wide.push_back(make_case<WideArith>(program_, field_seed(opt_, t), &c.zeros[t]));
+        c.wide.push_back(make_case<WideArith>(program_, field_test_seed(opt_, t), &c.zeros[t]));
     }
-    if (opt_.float_check) c.real = make_case<RealArith>(program_, float_seed(opt_), nullptr);
   });
   // The tests are independent: outside a parallel region they run side by side (a search's serial
   // phase confirms this way); the answer is the one running them in order gives.
@@ -154,15 +160,32 @@ VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1 && !omp_in_parallel())
   for (int k = 0; k < n; ++k) {
     if (k == opt_.tests)
-      rel = rel_error_on(c.real, candidate);
+      rel = float_error(candidate);
     else
       pass[k] = opt_.field == FieldKind::Mirage ? field_test_on(c.mirage[k], candidate, &zeros[k])
                                                 : field_test_on(c.wide[k], candidate, &zeros[k]);
   }
+  for (int t = 0; t < opt_.tests; ++t) zeros[t] += c.zeros[t];
+  return finish(candidate, pass, zeros, rel);
+}
+
+VerifyResult VerifyReference::verify_with(const KernelGraph& candidate, std::span<const uint8_t> field_passes) const {
+  const bool all = std::all_of(field_passes.begin(), field_passes.end(), [](uint8_t p) { return p != 0; });
+  const bool float_needed = all && opt_.float_check && interface_mismatch(program_, candidate).empty();
+  return finish(candidate, field_passes, {}, float_needed ? float_error(candidate) : 0);
+}
+
+// The answer from the parts: the first failing field test, else the float64 check. Zero divisors
+// (per test, where counted) are those of the tests up to the first failing one.
+VerifyResult VerifyReference::finish(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
+                                     std::span<const uint64_t> zeros, double rel) const {
+  VerifyResult r;
+  r.reason = interface_mismatch(program_, candidate);
+  if (!r.reason.empty()) return r;
   for (int t = 0; t < opt_.tests; ++t) {
     ++r.tests_run;
-    r.zero_divisors += c.zeros[t] + zeros[t];
-    if (!pass[t]) {
+    if (t < static_cast<int>(zeros.size())) r.zero_divisors += zeros[t];
+    if (t >= static_cast<int>(field_passes.size()) || !field_passes[t]) {
       r.reason = "finite-field test " + std::to_string(t + 1) + " of " + std::to_string(opt_.tests) + " (" +
                  std::string(name_of(opt_.field)) + " field) gives different outputs";
       return r;

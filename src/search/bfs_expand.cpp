@@ -162,21 +162,44 @@ void Bfs::verify() {
     if (any) runs_.emplace_back(k, end);
     k = end;
   }
-  // Fewer runs than threads: one after another, each with the evaluator's own threads (blocks, rows).
-  if (runs_.size() < static_cast<size_t>(threads_))
+  if (e_.verifier.confirms_on_device()) confirm_field_tests_in_bulk();
+  // One run: its confirmation with the evaluator's own threads (blocks, rows); more: side by side,
+  // each on one thread (the float64 check of a large candidate gains little from the evaluator's).
+  if (runs_.size() <= 1)
     for (size_t j = 0; j < runs_.size(); ++j) confirm_run(j);
   else
     parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); });
+}
+
+// The field tests of every matching completion of the runs, one backend call per test (the device
+// tests some a run-by-run confirmation would have skipped after an earlier pass: cheaper than calls).
+void Bfs::confirm_field_tests_in_bulk() {
+  const auto t0 = Clock::now();
+  matched_.clear();
+  matched_at_.assign(graphs_.size(), 0);
+  for (const auto& [begin, end] : runs_)
+    for (size_t k = begin; k < end; ++k)
+      if (fp_.match[k]) {
+        matched_at_[k] = static_cast<uint32_t>(matched_.size());
+        matched_.push_back(graphs_[k]);
+      }
+  e_.verifier.confirm_field_tests(matched_, confirm_passes_);
+  collector_.c.phase_s.verify += seconds_since(t0);
 }
 
 // Confirms run j's matching completions in order; the first that passes is recorded.
 void Bfs::confirm_run(size_t j) {
   const auto t0 = Clock::now();
   Worker& w = workers_[omp_get_thread_num()];
+  const bool bulk = e_.verifier.confirms_on_device();
+  const size_t tests = static_cast<size_t>(e_.verifier.confirm_tests());
   for (size_t k = runs_[j].first; k < runs_[j].second; ++k) {
     if (!fp_.match[k]) continue;
     ++w.c.fingerprint_passes;
-    if (!e_.verifier.confirm(*graphs_[k]).equivalent) {
+    const VerifyResult r =
+        bulk ? e_.verifier.confirm_with(*graphs_[k], std::span(confirm_passes_).subspan(matched_at_[k] * tests, tests))
+             : e_.verifier.confirm(*graphs_[k]);
+    if (!r.equivalent) {
       ++w.c.confirm_failures;
       continue;
     }

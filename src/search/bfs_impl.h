@@ -90,6 +90,7 @@ class Bfs {
   void visit(uint32_t i, int t);  // moves thread t's cursor to batch state i
   void generate(uint32_t i, Chunk& c, int t);  // state i, under thread t's cursor
   void make_child(uint32_t i, const Step& st, Chunk& c, int t);
+  void confirm_field_tests_in_bulk();
   void confirm_run(size_t j);
   template <class F>
   void parallel(size_t n, F body, bool dynamic = false);
@@ -163,6 +164,9 @@ class Bfs {
   std::vector<uint32_t> owner_;   // the batch state each came from
   Fingerprints fp_;
   std::vector<std::pair<size_t, size_t>> runs_;  // one matched state's completions [begin, end)
+  std::vector<const KernelGraph*> matched_;       // the runs' matching completions, when confirmed in bulk
+  std::vector<uint32_t> matched_at_;              // per completion: its index in matched_
+  std::vector<uint8_t> confirm_passes_;           // their field tests' outcomes (Verifier::confirm_field_tests)
   std::vector<ThreadScratch> scratch_;
   std::unordered_map<uint64_t, double> seen_;  // function dedup: key -> the cheapest state kept
   // Reused between batches, so a batch allocates nothing once the first ones have run.

@@ -1,5 +1,10 @@
 #include "ugs/search/verifier.h"
 
+#include <omp.h>
+
+#include <exception>
+#include <stdexcept>
+
 #include "ugs/util/hash.h"
 
 namespace ugs {
@@ -7,8 +12,11 @@ namespace ugs {
 Verifier::Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
                    double float_tolerance)
     // Confirmation draws from a stream the fingerprint never used.
-    : backend_(backend),
+    : program_(program),
+      backend_(backend),
       confirm_(program, {field, confirm_tests, splitmix64(seed + 0x636f6e6669726dull), true, float_tolerance}) {}
+
+Verifier::~Verifier() = default;
 
 bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintContext* ctx) const {
   const KernelGraph* one = &candidate;
@@ -17,6 +25,49 @@ bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintCont
   return f.match[0];
 }
 
-VerifyResult Verifier::confirm(const KernelGraph& candidate) const { return confirm_.verify(candidate); }
+// Made on the first confirmation (a run that confirms nothing uploads nothing more), side by side:
+// each evaluates the program on its inputs first.
+const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
+  std::call_once(tests_made_, [&] {
+    const VerifyOptions& opt = confirm_.options();
+    tests_.resize(opt.tests);
+    std::vector<std::exception_ptr> failed(opt.tests);
+#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel())
+    for (int t = 0; t < opt.tests; ++t) {
+      try {
+        tests_[t] = make_backend(backend_.kind(), program_, opt.field, field_test_seed(opt, t));
+      } catch (...) {
+        failed[t] = std::current_exception();
+      }
+    }
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+  });
+  return tests_;
+}
+
+VerifyResult Verifier::confirm(const KernelGraph& candidate) const {
+  if (!confirms_on_device()) return confirm_.verify(candidate);
+  const KernelGraph* one = &candidate;
+  std::vector<uint8_t> passes;
+  confirm_field_tests(std::span(&one, 1), passes);
+  return confirm_with(candidate, passes);
+}
+
+void Verifier::confirm_field_tests(std::span<const KernelGraph* const> graphs, std::vector<uint8_t>& passes) const {
+  if (!confirms_on_device()) throw std::logic_error("confirm_field_tests: the field tests run on the CPU here");
+  const auto& tests = test_backends();
+  const size_t n = tests.size();
+  passes.assign(graphs.size() * n, 0);
+  Fingerprints fp;
+  for (size_t t = 0; t < n; ++t) {
+    tests[t]->fingerprint(graphs, fp);
+    for (size_t i = 0; i < graphs.size(); ++i) passes[i * n + t] = fp.match[i];
+  }
+}
+
+VerifyResult Verifier::confirm_with(const KernelGraph& candidate, std::span<const uint8_t> passes) const {
+  return confirm_.verify_with(candidate, passes);
+}
 
 }  // namespace ugs

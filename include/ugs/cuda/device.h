@@ -15,6 +15,11 @@ int device_count();
 // "NVIDIA H100 80GB HBM3 (sm_90)", or why there is none.
 std::string device_description();
 
+// The device's memory bandwidth as a large device-to-device copy achieves it (bytes read plus bytes
+// written per second, the median of several copies): the ceiling METHOD.md asks to measure, not the
+// datasheet's. 0 without a device or on any error.
+double measured_copy_bandwidth();
+
 // Batched matmul in the finite field on device 0: out[b] = a[b] (m×k) · b[b] (k×n), row-major,
 // bit-identical to the CPU evaluator. Returns an empty string, or the error.
 std::string field_matmul(FieldKind field, const FieldPair* a, const FieldPair* b, FieldPair* out, int64_t batch,

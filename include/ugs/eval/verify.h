@@ -3,6 +3,7 @@
 // tests (fresh inputs and ω each), then a float64 evaluation on random real inputs.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "ugs/eval/field_kind.h"
@@ -39,13 +40,23 @@ class VerifyReference {
   ~VerifyReference();
   // What verify(program, candidate, opt) answers; thread-safe.
   VerifyResult verify(const KernelGraph& candidate) const;
+  // The same, given the finite-field tests' outcomes computed elsewhere (a backend set up with
+  // field_test_seed(opt, t) for test t gives the same bits): the float64 check alone runs here.
+  VerifyResult verify_with(const KernelGraph& candidate, std::span<const uint8_t> field_passes) const;
+  const VerifyOptions& options() const { return opt_; }
 
  private:
   struct Cases;
+  VerifyResult finish(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
+                      std::span<const uint64_t> zeros, double rel) const;
+  double float_error(const KernelGraph& candidate) const;
   const KernelGraph& program_;
   VerifyOptions opt_;
   std::unique_ptr<Cases> cases_;
 };
+
+// The seed of finite-field test t (inputs and ω), as FingerprintSetup::make takes it.
+uint64_t field_test_seed(const VerifyOptions& opt, int t);
 
 // One finite-field test with the given seed (inputs and ω); true when all outputs agree exactly.
 bool field_test(FieldKind field, const KernelGraph& program, const KernelGraph& candidate, uint64_t seed,

@@ -2,8 +2,13 @@
 // Verification of complete candidates during a search (DESIGN §3): a fingerprint (one finite-field
 // test with the run's fixed inputs and ω, through the run's backend), then, for those that match,
 // confirmation by fresh independent tests and the float64 check (the program evaluated on their inputs
-// once per run, not once per candidate).
+// once per run, not once per candidate). When the run's backend is a device, the confirmation's field
+// tests run there too, each through a backend of its own seed; the float64 check is always the CPU's.
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
 
 #include "ugs/eval/backend.h"
 #include "ugs/eval/verify.h"
@@ -15,17 +20,32 @@ class Verifier {
  public:
   Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
            double float_tolerance);
+  ~Verifier();
 
   // Thread-safe. One candidate through the backend, as Mirage fingerprints; with a context (one per
   // thread), the backend may reuse what the thread's previous candidate computed.
   bool fingerprint_matches(const KernelGraph& candidate, FingerprintContext* ctx = nullptr) const;
-  // Thread-safe; always on the CPU.
+  // Thread-safe. The same answer on every backend.
   VerifyResult confirm(const KernelGraph& candidate) const;
   Backend& backend() const { return backend_; }
 
+  // Whether the confirmation's field tests run on the device: then a caller with many candidates
+  // does them in bulk, one backend call per test, and finishes each with confirm_with.
+  bool confirms_on_device() const { return backend_.kind() == BackendKind::Cuda; }
+  int confirm_tests() const { return confirm_.options().tests; }
+  // Only when confirms_on_device(): passes[i * confirm_tests() + t] is 1 when graphs[i] passes test t.
+  void confirm_field_tests(std::span<const KernelGraph* const> graphs, std::vector<uint8_t>& passes) const;
+  // What confirm answers, given the candidate's field test outcomes from confirm_field_tests.
+  VerifyResult confirm_with(const KernelGraph& candidate, std::span<const uint8_t> passes) const;
+
  private:
+  const std::vector<std::unique_ptr<Backend>>& test_backends() const;
+
+  const KernelGraph& program_;
   Backend& backend_;
   VerifyReference confirm_;  // the program's outputs on the confirmation tests' inputs, made once
+  mutable std::once_flag tests_made_;
+  mutable std::vector<std::unique_ptr<Backend>> tests_;  // on the device: one backend per field test
 };
 
 }  // namespace ugs
