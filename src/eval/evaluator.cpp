@@ -4,6 +4,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include "block_emulator.h"
 #include "tensor_ops.h"
 #include "ugs/eval/real_arith.h"
@@ -13,14 +15,30 @@
 namespace ugs {
 namespace {
 
+// A matmul with fewer rows than threads (a decode step: 2 × 4096 · 4096 × 6144) is split by column
+// chunks too, else most threads would idle.
+template <class A>
+void matmul_by_tiles(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
+                     Tensor<typename A::Value>& out) {
+  const int64_t rows = eval::rows_of(out.shape), n = out.shape.dim4(3);
+  const int64_t per_row = (n + eval::kMatmulColumnChunk - 1) / eval::kMatmulColumnChunk;
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < rows * per_row; ++t) {
+    const int64_t j0 = (t % per_row) * eval::kMatmulColumnChunk;
+    eval::matmul_row(ar, a, b, out, t / per_row, j0, std::min(n, j0 + eval::kMatmulColumnChunk));
+  }
+}
+
 // Rows of an op's output in parallel when there is enough work to pay for a team of threads.
 template <class A>
 void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>& a,
                      const Tensor<typename A::Value>* b, Tensor<typename A::Value>& out, uint64_t& zeros) {
   const int64_t rows = eval::rows_of(out.shape);
   const int64_t work = out.numel() * (op.kind == OpKind::Matmul ? a.shape.dim4(3) : 1);
+  const bool parallel = work > (1 << 15) && !omp_in_parallel() && omp_get_max_threads() > 1;
+  if (parallel && op.kind == OpKind::Matmul && rows < omp_get_max_threads()) return matmul_by_tiles(ar, a, *b, out);
   uint64_t z = 0;
-#pragma omp parallel for schedule(static) reduction(+ : z) if (work > (1 << 15) && rows > 1)
+#pragma omp parallel for schedule(static) reduction(+ : z) if (parallel && rows > 1)
   for (int64_t r = 0; r < rows; ++r) eval::apply_rows(ar, op, a, b, out, r, r + 1, z);
   zeros += z;
 }
@@ -82,6 +100,8 @@ std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_
   for (int i = 0; i < g.num_inputs; ++i) {
     Tensor<typename A::Value> t(g.shape(i));
     const uint64_t stream = splitmix64(splitmix64(seed) ^ (0xD1B54A32D192ED03ull * (i + 1)));
+    // Element e depends on e alone: any split draws the same tensor (a full-size weight is 25M draws).
+#pragma omp parallel for schedule(static) if (t.numel() >= (int64_t{1} << 16))
     for (int64_t e = 0; e < t.numel(); ++e) t.data[e] = A::sample(splitmix64(stream + e));
     r.push_back(std::move(t));
   }

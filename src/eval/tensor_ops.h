@@ -66,29 +66,36 @@ void div_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<type
   }
 }
 
-// out[.., i, j] = Σ_k a[.., i, k] b[.., k, j], batch dims equal; columns in chunks that keep their
-// accumulators in registers or L1.
+// Columns a matmul's row is cut into: each chunk's accumulators stay in registers or L1.
+inline constexpr int64_t kMatmulColumnChunk = 64;
+
+// out[.., i, j] = Σ_k a[.., i, k] b[.., k, j] for row r (all dims before the last, flattened) and
+// columns [j0, j1), batch dims equal.
+template <class A>
+void matmul_row(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
+                Tensor<typename A::Value>& out, int64_t r, int64_t j0, int64_t j1) {
+  using V = typename A::Value;
+  constexpr int64_t kChunk = kMatmulColumnChunk;
+  const int64_t m = out.shape.dim4(2), n = out.shape.dim4(3), k = a.shape.dim4(3);
+  const V* arow = a.data.data() + r * k;
+  const V* bmat = b.data.data() + (r / m) * k * n;
+  V* orow = out.data.data() + r * n;
+  for (int64_t c = j0; c < j1; c += kChunk) {
+    const int64_t jn = std::min(kChunk, j1 - c);
+    typename A::Acc acc[kChunk]{};
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const V av = arow[kk];
+      const V* brow = bmat + kk * n + c;
+      for (int64_t j = 0; j < jn; ++j) ar.acc_fma(acc[j], av, brow[j]);
+    }
+    for (int64_t j = 0; j < jn; ++j) orow[c + j] = ar.acc_value(acc[j]);
+  }
+}
+
 template <class A>
 void matmul_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
                  Tensor<typename A::Value>& out, int64_t r0, int64_t r1) {
-  using V = typename A::Value;
-  constexpr int64_t kChunk = 64;
-  const int64_t m = out.shape.dim4(2), n = out.shape.dim4(3), k = a.shape.dim4(3);
-  for (int64_t r = r0; r < r1; ++r) {
-    const V* arow = a.data.data() + r * k;
-    const V* bmat = b.data.data() + (r / m) * k * n;
-    V* orow = out.data.data() + r * n;
-    for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
-      const int64_t jn = std::min(kChunk, n - j0);
-      typename A::Acc acc[kChunk]{};
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const V av = arow[kk];
-        const V* brow = bmat + kk * n + j0;
-        for (int64_t j = 0; j < jn; ++j) ar.acc_fma(acc[j], av, brow[j]);
-      }
-      for (int64_t j = 0; j < jn; ++j) orow[j0 + j] = ar.acc_value(acc[j]);
-    }
-  }
+  for (int64_t r = r0; r < r1; ++r) matmul_row(ar, a, b, out, r, 0, out.shape.dim4(3));
 }
 
 // Folds dim d4 (4-D index) of x to the size it has in `out` by adding its consecutive chunks

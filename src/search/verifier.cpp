@@ -1,8 +1,5 @@
 #include "ugs/search/verifier.h"
 
-#include <omp.h>
-
-#include <exception>
 #include <stdexcept>
 
 #include "ugs/util/hash.h"
@@ -25,23 +22,13 @@ bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintCont
   return f.match[0];
 }
 
-// Made on the first confirmation (a run that confirms nothing uploads nothing more), side by side:
-// each evaluates the program on its inputs first.
+// Made on the first confirmation (a run that confirms nothing uploads nothing more), one after
+// another: each setup's program evaluation and input draws use every thread of the run.
 const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
   std::call_once(tests_made_, [&] {
     const VerifyOptions& opt = confirm_.options();
-    tests_.resize(opt.tests);
-    std::vector<std::exception_ptr> failed(opt.tests);
-#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel())
-    for (int t = 0; t < opt.tests; ++t) {
-      try {
-        tests_[t] = make_backend(backend_.kind(), program_, opt.field, field_test_seed(opt, t));
-      } catch (...) {
-        failed[t] = std::current_exception();
-      }
-    }
-    for (const std::exception_ptr& e : failed)
-      if (e) std::rethrow_exception(e);
+    for (int t = 0; t < opt.tests; ++t)
+      tests_.push_back(make_backend(backend_.kind(), program_, opt.field, field_test_seed(opt, t)));
   });
   return tests_;
 }
