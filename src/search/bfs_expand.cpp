@@ -28,6 +28,8 @@ void Chunk::clear() {
 }
 
 void Bfs::expand(int depth) {
+  const auto t0 = Clock::now();
+  const uint64_t verified_before = verified_count();
   if (r_.levels.size() <= static_cast<size_t>(depth)) r_.levels.resize(depth + 1);
   r_.levels[depth].level = depth;
   r_.levels[depth].frontier += batch_.size();
@@ -49,6 +51,14 @@ void Bfs::expand(int depth) {
   r_.levels[depth].candidates += candidates;
   keep_children(depth);
   expanded_ += n_;
+  r_.levels[depth].verified += verified_count() - verified_before;
+  r_.levels[depth].wall_s += seconds_since(t0);
+}
+
+uint64_t Bfs::verified_count() const {
+  uint64_t n = collector_.c.verified;
+  for (const Worker& w : workers_) n += w.c.verified;
+  return n;
 }
 
 void Bfs::visit(uint32_t i, int t) {

@@ -91,6 +91,7 @@ class Bfs {
   void generate(uint32_t i, Chunk& c, int t);  // state i, under thread t's cursor
   void make_child(uint32_t i, const Step& st, Chunk& c, int t);
   void confirm_field_tests_in_bulk();
+  uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
   void confirm_run(size_t j);
   template <class F>
   void parallel(size_t n, F body, bool dynamic = false);

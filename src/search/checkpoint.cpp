@@ -71,7 +71,7 @@ expr::OracleStats expr_from(const json& j) {
 
 json header_json(const Checkpoint& c) {
   json levels = json::array(), found = json::array(), workers = json::array(), layers = json::array();
-  for (const LevelStats& l : c.levels) levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes});
+  for (const LevelStats& l : c.levels) levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s});
   for (const KernelGraph& g : c.found) found.push_back(to_json(g));
   for (const Counters& w : c.workers) workers.push_back(counters_json(w));
   for (const Frontier& f : c.layers) layers.push_back({f.size(), f.data().size()});
@@ -128,7 +128,9 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
     c.current = h.at("current");
     c.counters = counters_from(h.at("counters"));
     for (const json& w : h.at("workers")) c.workers.push_back(counters_from(w));
-    for (const json& l : h.at("levels")) c.levels.push_back({l.at(0), l.at(1), l.at(2), l.at(3), l.at(4)});
+    for (const json& l : h.at("levels"))  // verified and wall_s came later: a checkpoint without them reads 0
+      c.levels.push_back({l.at(0), l.at(1), l.at(2), l.at(3), l.at(4),
+                        l.size() > 5 ? l.at(5).get<uint64_t>() : 0, l.size() > 6 ? l.at(6).get<double>() : 0.0});
     for (const json& g : h.at("found")) c.found.push_back(mugraph_from_json(g, path, rules));
     c.expr = expr_from(h.at("expr"));
     c.wall_s = h.at("wall_s");

@@ -43,6 +43,8 @@ void unpack(const std::string& msg, const GraphRules& rules, SearchResult& r, st
     m.candidates += l.candidates;
     m.survivors += l.survivors;
     m.bytes += l.bytes;
+    m.verified += l.verified;
+    m.wall_s = std::max(m.wall_s, l.wall_s);
   }
   r.duplicates += rd.get<uint64_t>();
   r.middle_states += rd.get<uint64_t>();

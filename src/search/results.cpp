@@ -33,7 +33,9 @@ json stats_json(const SearchResult& r) {
                       {"frontier", l.frontier},
                       {"candidates", l.candidates},
                       {"survivors", l.survivors},
-                      {"bytes", l.bytes}});
+                      {"bytes", l.bytes},
+                      {"verified", l.verified},
+                      {"wall_s", l.wall_s}});
   json workers = json::array();
   for (size_t i = 0; i < r.workers.size(); ++i) {
     json w = counters_json(r.workers[i]);

@@ -56,6 +56,8 @@ struct LevelStats {
   uint64_t candidates = 0;  // steps the generator offered
   uint64_t survivors = 0;   // children kept for the next depth
   uint64_t bytes = 0;       // with ranks: bytes the ranks sent each other (children, z3 queries), summed
+  uint64_t verified = 0;    // μGraphs confirmed among its states' completions
+  double wall_s = 0;        // time spent on it (with ranks: the slowest rank's)
 };
 
 // One rank of a distributed search (results stats.ranks).
