@@ -133,10 +133,14 @@ VerifyReference::VerifyReference(const KernelGraph& program, const VerifyOptions
 VerifyReference::VerifyReference(VerifyReference&&) noexcept = default;
 VerifyReference::~VerifyReference() = default;
 
-double VerifyReference::float_error(const KernelGraph& candidate) const {
+void VerifyReference::prepare_float_check() const {
   Cases& c = *cases_;
   std::call_once(c.real_made, [&] { c.real = make_case<RealArith>(program_, float_seed(opt_), nullptr); });
-  return rel_error_on(c.real, candidate);
+}
+
+double VerifyReference::float_error(const KernelGraph& candidate) const {
+  prepare_float_check();
+  return rel_error_on(cases_->real, candidate);
 }
 
 VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {

@@ -172,13 +172,13 @@ void Bfs::verify() {
     if (any) runs_.emplace_back(k, end);
     k = end;
   }
-  if (e_.verifier.confirms_on_device()) confirm_field_tests_in_bulk();
+  if (!runs_.empty() && e_.verifier.confirms_on_device()) confirm_field_tests_in_bulk();
   // One run: its confirmation with the evaluator's own threads (blocks, rows); more: side by side,
   // each on one thread (the float64 check of a large candidate gains little from the evaluator's).
   if (runs_.size() <= 1)
     for (size_t j = 0; j < runs_.size(); ++j) confirm_run(j);
   else
-    parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); });
+    parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); }, /*dynamic=*/true);
 }
 
 // The field tests of every matching completion of the runs, one backend call per test (the device

@@ -44,6 +44,7 @@ VerifyResult Verifier::confirm(const KernelGraph& candidate) const {
 void Verifier::confirm_field_tests(std::span<const KernelGraph* const> graphs, std::vector<uint8_t>& passes) const {
   if (!confirms_on_device()) throw std::logic_error("confirm_field_tests: the field tests run on the CPU here");
   const auto& tests = test_backends();
+  confirm_.prepare_float_check();
   const size_t n = tests.size();
   passes.assign(graphs.size() * n, 0);
   Fingerprints fp;

@@ -44,6 +44,9 @@ class VerifyReference {
   // field_test_seed(opt, t) for test t gives the same bits): the float64 check alone runs here.
   VerifyResult verify_with(const KernelGraph& candidate, std::span<const uint8_t> field_passes) const;
   const VerifyOptions& options() const { return opt_; }
+  // Evaluates the program for the float64 check now, with the caller's threads (else the first
+  // verify does, inside whatever parallel region it runs in).
+  void prepare_float_check() const;
 
  private:
   struct Cases;

@@ -34,6 +34,7 @@ class Verifier {
   bool confirms_on_device() const { return backend_.kind() == BackendKind::Cuda; }
   int confirm_tests() const { return confirm_.options().tests; }
   // Only when confirms_on_device(): passes[i * confirm_tests() + t] is 1 when graphs[i] passes test t.
+  // Call it outside a parallel region: it also readies the float64 check for the confirm_with calls.
   void confirm_field_tests(std::span<const KernelGraph* const> graphs, std::vector<uint8_t>& passes) const;
   // What confirm answers, given the candidate's field test outcomes from confirm_field_tests.
   VerifyResult confirm_with(const KernelGraph& candidate, std::span<const uint8_t> passes) const;
