@@ -1,6 +1,8 @@
 #include "ugs/search/verifier.h"
 
+#include <exception>
 #include <stdexcept>
+#include <thread>
 
 #include "ugs/util/hash.h"
 
@@ -22,13 +24,31 @@ bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintCont
   return f.match[0];
 }
 
-// Made on the first confirmation (a run that confirms nothing uploads nothing more), one after
-// another: each setup's program evaluation and input draws use every thread of the run.
+// Made on the first confirmation (a run that confirms nothing uploads nothing more), side by side
+// with the float64 reference: each draws inputs, evaluates the program and uploads (a full-size
+// setup is 0.3 s, half of it the upload). Threads of their own, not an OpenMP team: a depth-first
+// driver calls from inside its team, and each setup's own parallel loops should still get threads.
 const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
   std::call_once(tests_made_, [&] {
     const VerifyOptions& opt = confirm_.options();
+    tests_.resize(opt.tests);
+    std::vector<std::exception_ptr> failed(opt.tests + 1);
+    auto guarded = [&failed](int slot, auto make) {
+      try {
+        make();
+      } catch (...) {
+        failed[slot] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> setups;
     for (int t = 0; t < opt.tests; ++t)
-      tests_.push_back(make_backend(backend_.kind(), program_, opt.field, field_test_seed(opt, t)));
+      setups.emplace_back(guarded, t, [&, t] {
+        tests_[t] = make_backend(backend_.kind(), program_, opt.field, field_test_seed(opt, t));
+      });
+    setups.emplace_back(guarded, opt.tests, [&] { confirm_.prepare_float_check(); });
+    for (std::thread& s : setups) s.join();
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
   });
   return tests_;
 }
@@ -44,7 +64,6 @@ VerifyResult Verifier::confirm(const KernelGraph& candidate) const {
 void Verifier::confirm_field_tests(std::span<const KernelGraph* const> graphs, std::vector<uint8_t>& passes) const {
   if (!confirms_on_device()) throw std::logic_error("confirm_field_tests: the field tests run on the CPU here");
   const auto& tests = test_backends();
-  confirm_.prepare_float_check();
   const size_t n = tests.size();
   passes.assign(graphs.size() * n, 0);
   Fingerprints fp;

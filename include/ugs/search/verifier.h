@@ -34,7 +34,6 @@ class Verifier {
   bool confirms_on_device() const { return backend_.kind() == BackendKind::Cuda; }
   int confirm_tests() const { return confirm_.options().tests; }
   // Only when confirms_on_device(): passes[i * confirm_tests() + t] is 1 when graphs[i] passes test t.
-  // Call it outside a parallel region: it also readies the float64 check for the confirm_with calls.
   void confirm_field_tests(std::span<const KernelGraph* const> graphs, std::vector<uint8_t>& passes) const;
   // What confirm answers, given the candidate's field test outcomes from confirm_field_tests.
   VerifyResult confirm_with(const KernelGraph& candidate, std::span<const uint8_t> passes) const;
@@ -47,6 +46,7 @@ class Verifier {
   VerifyReference confirm_;  // the program's outputs on the confirmation tests' inputs, made once
   mutable std::once_flag tests_made_;
   mutable std::vector<std::unique_ptr<Backend>> tests_;  // on the device: one backend per field test
+                                                         // (made with the float64 reference)
 };
 
 }  // namespace ugs
