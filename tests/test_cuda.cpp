@@ -165,7 +165,9 @@ TEST(CudaBackend, ConfirmationOnTheDeviceAnswersAsOnTheCpu) {
     const auto cpu = make_backend(BackendKind::Cpu, p, FieldKind::Wide, 1);
     const auto gpu = make_backend(BackendKind::Cuda, p, FieldKind::Wide, 1);
     const Verifier on_cpu(p, *cpu, FieldKind::Wide, 1, 3, 1e-9), on_gpu(p, *gpu, FieldKind::Wide, 1, 3, 1e-9);
+    const Verifier made_here(p, BackendKind::Auto, FieldKind::Wide, 1, 3, 1e-9);  // all made up front
     ASSERT_TRUE(on_gpu.confirms_on_device());
+    ASSERT_TRUE(made_here.confirms_on_device());
     const std::vector<KernelGraph> batch = test::reference_batch(name, true);
     std::vector<uint8_t> passes;
     on_gpu.confirm_field_tests(test::pointers(batch), passes);
@@ -173,8 +175,10 @@ TEST(CudaBackend, ConfirmationOnTheDeviceAnswersAsOnTheCpu) {
     int equivalent = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       const VerifyResult want = on_cpu.confirm(batch[i]), one = on_gpu.confirm(batch[i]),
-                         bulk = on_gpu.confirm_with(batch[i], std::span(passes).subspan(i * 3, 3));
-      for (const VerifyResult* got : {&one, &bulk}) {
+                         bulk = on_gpu.confirm_with(batch[i], std::span(passes).subspan(i * 3, 3)),
+                         ahead = made_here.confirm(batch[i]);
+      EXPECT_EQ(made_here.fingerprint_matches(batch[i]), on_cpu.fingerprint_matches(batch[i])) << i;
+      for (const VerifyResult* got : {&one, &bulk, &ahead}) {
         EXPECT_EQ(got->equivalent, want.equivalent) << i;
         EXPECT_EQ(got->reason, want.reason) << i;
       }

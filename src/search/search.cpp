@@ -122,8 +122,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   ocfg.structural = cfg.oracle_structural != 0;
   ocfg.log_z3 = ranks && opt.strategy == Strategy::DfsMpi;  // shared with the other ranks as z3 decides
   expr::Oracle oracle(pool, targets, ocfg);
-  const std::unique_ptr<Backend> backend = make_backend(opt.backend, program, opt.field, opt.seed);
-  const Verifier verifier(program, *backend, opt.field, opt.seed, static_cast<int>(cfg.confirm_tests),
+  const Verifier verifier(program, opt.backend, opt.field, opt.seed, static_cast<int>(cfg.confirm_tests),
                           cfg.float_tolerance);
   const Generator gen(program, cfg, pool);
   std::atomic<bool> stop{false};
@@ -157,7 +156,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   gather(workers, collector, *gpu_preset(opt.cost_gpu), r);
   r.expr += oracle.stats();  // a resumed bfs carries its checkpoint's
   r.partial = stop.load();
-  r.backend = backend->kind();
+  r.backend = verifier.backend().kind();
   r.wall_s += seconds_since(t0);
   r.peak_rss_mib = peak_rss_mib();
   if (ranks) search_detail::merge_ranks(*opt.comm, cfg, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, r), r);

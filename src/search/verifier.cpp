@@ -4,16 +4,30 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ugs/cuda/device.h"
 #include "ugs/util/hash.h"
 
 namespace ugs {
 
+namespace {
+
+// Confirmation draws from a stream the fingerprint never used.
+VerifyOptions confirm_options(FieldKind field, uint64_t seed, int tests, double tolerance) {
+  return {field, tests, splitmix64(seed + 0x636f6e6669726dull), true, tolerance};
+}
+
+}  // namespace
+
+Verifier::Verifier(const KernelGraph& program, BackendKind kind, FieldKind field, uint64_t seed, int confirm_tests,
+                   double float_tolerance)
+    : program_(program),
+      confirm_(program, confirm_options(field, seed, confirm_tests, float_tolerance)),
+      own_(make_all(kind, field, seed)),
+      backend_(*own_) {}
+
 Verifier::Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
                    double float_tolerance)
-    // Confirmation draws from a stream the fingerprint never used.
-    : program_(program),
-      backend_(backend),
-      confirm_(program, {field, confirm_tests, splitmix64(seed + 0x636f6e6669726dull), true, float_tolerance}) {}
+    : program_(program), confirm_(program, confirm_options(field, seed, confirm_tests, float_tolerance)), backend_(backend) {}
 
 Verifier::~Verifier() = default;
 
@@ -24,33 +38,61 @@ bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintCont
   return f.match[0];
 }
 
-// Made on the first confirmation (a run that confirms nothing uploads nothing more), side by side
-// with the float64 reference: each draws inputs, evaluates the program and uploads (a full-size
-// setup is 0.3 s, half of it the upload). Threads of their own, not an OpenMP team: a depth-first
-// driver calls from inside its team, and each setup's own parallel loops should still get threads.
-const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
-  std::call_once(tests_made_, [&] {
-    const VerifyOptions& opt = confirm_.options();
-    tests_.resize(opt.tests);
-    std::vector<std::exception_ptr> failed(opt.tests + 1);
-    auto guarded = [&failed](int slot, auto make) {
-      try {
-        make();
-      } catch (...) {
-        failed[slot] = std::current_exception();
-      }
-    };
-    std::vector<std::thread> setups;
-    for (int t = 0; t < opt.tests; ++t)
-      setups.emplace_back(guarded, t, [&, t] {
-        tests_[t] = make_backend(backend_.kind(), program_, opt.field, field_test_seed(opt, t));
-      });
-    setups.emplace_back(guarded, opt.tests, [&] { confirm_.prepare_float_check(); });
-    for (std::thread& s : setups) s.join();
-    for (const std::exception_ptr& e : failed)
-      if (e) std::rethrow_exception(e);
+// The run's backend on a thread of its own while this one makes the confirmation's. With auto, a
+// device whose backend cannot be set up leaves the run on the CPU, where confirmation needs none.
+std::unique_ptr<Backend> Verifier::make_all(BackendKind kind, FieldKind field, uint64_t seed) {
+  const bool device = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda::device_count() > 0);
+  if (!device) return make_backend(kind, program_, field, seed);
+  std::unique_ptr<Backend> run;
+  std::exception_ptr run_failed, tests_failed;
+  std::thread main([&] {
+    try {
+      run = make_backend(kind, program_, field, seed);
+    } catch (...) {
+      run_failed = std::current_exception();
+    }
   });
+  try {
+    std::call_once(tests_made_, [&] { make_test_backends(); });
+  } catch (...) {
+    tests_failed = std::current_exception();
+  }
+  main.join();
+  if (run_failed) std::rethrow_exception(run_failed);
+  if (tests_failed && run->kind() == BackendKind::Cuda) std::rethrow_exception(tests_failed);
+  return run;
+}
+
+const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
+  std::call_once(tests_made_, [&] { make_test_backends(); });
   return tests_;
+}
+
+// Side by side with the float64 reference: each draws inputs, evaluates the program and uploads (a
+// full-size setup is 0.3 s, half of it the upload). Threads of their own, not an OpenMP team: a
+// depth-first driver may call from inside its team, and each setup's parallel loops should still
+// get threads.
+void Verifier::make_test_backends() const {
+  const VerifyOptions& opt = confirm_.options();
+  tests_.clear();
+  tests_.resize(opt.tests);
+  std::vector<std::exception_ptr> failed(opt.tests + 1);
+  auto guarded = [&failed](int slot, auto make) {
+    try {
+      make();
+    } catch (...) {
+      failed[slot] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> setups;
+  for (int t = 0; t < opt.tests; ++t)
+    setups.emplace_back(guarded, t, [&, t] {
+      tests_[t] = make_backend(BackendKind::Cuda, program_, opt.field, field_test_seed(opt, t));
+    });
+  setups.emplace_back(guarded, opt.tests, [&] { confirm_.prepare_float_check(); });
+  for (std::thread& s : setups) s.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 VerifyResult Verifier::confirm(const KernelGraph& candidate) const {

@@ -18,6 +18,12 @@ namespace ugs {
 
 class Verifier {
  public:
+  // Makes the run's backend of `kind`. On a device, the confirmation's backends and the float64
+  // reference are made side by side with it (their program evaluations while the CUDA context is
+  // created), so that no search waits for them at its first match.
+  Verifier(const KernelGraph& program, BackendKind kind, FieldKind field, uint64_t seed, int confirm_tests,
+           double float_tolerance);
+  // Over a backend the caller made: the confirmation's device backends wait for the first match.
   Verifier(const KernelGraph& program, Backend& backend, FieldKind field, uint64_t seed, int confirm_tests,
            double float_tolerance);
   ~Verifier();
@@ -40,13 +46,16 @@ class Verifier {
 
  private:
   const std::vector<std::unique_ptr<Backend>>& test_backends() const;
+  void make_test_backends() const;
+  std::unique_ptr<Backend> make_all(BackendKind kind, FieldKind field, uint64_t seed);
 
   const KernelGraph& program_;
-  Backend& backend_;
   VerifyReference confirm_;  // the program's outputs on the confirmation tests' inputs, made once
   mutable std::once_flag tests_made_;
   mutable std::vector<std::unique_ptr<Backend>> tests_;  // on the device: one backend per field test
                                                          // (made with the float64 reference)
+  std::unique_ptr<Backend> own_;  // the run's backend, when made here
+  Backend& backend_;
 };
 
 }  // namespace ugs
