@@ -93,6 +93,7 @@ void Bfs::ready_next_slab(int t) {
 // as they grow.
 NodeSlab& Bfs::room_in_open(ThreadScratch& s) {
   if (s.open.full()) {
+    s.open.seal();
     s.full.push_back(std::exchange(s.open, s.next.nodes.capacity() ? std::exchange(s.next, NodeSlab{}) : take_slab()));
     s.open.nodes.reserve(NodeSlab::kNodes);
   }
@@ -124,7 +125,10 @@ void Bfs::flush() {
   if (open_depth_ < 0) return;
   join_full();
   for (ThreadScratch& s : scratch_)
-    if (!s.open.empty()) levels_[open_depth_].add(std::exchange(s.open, NodeSlab{}));
+    if (!s.open.empty()) {
+      s.open.seal();
+      levels_[open_depth_].add(std::exchange(s.open, NodeSlab{}));
+    }
   open_depth_ = -1;
 }
 

@@ -45,7 +45,11 @@ Op op_of(const Node& n) {
 
 Step unpack_step(const Node& n, std::span<const Step> openings) {
   const uint64_t tag = n.step & 0xFF;
-  if (tag == kOpen) return openings[n.step >> 32];
+  if (tag == kOpen) {
+    Step st = openings[n.step >> 32];
+    st.query = n.query;  // a stored opening serves every node with its content, whatever their queries
+    return st;
+  }
   Step st;
   if (tag == kClose) {
     st.kind = Step::Kind::CloseBlock;
@@ -75,17 +79,41 @@ uint64_t step_hash(const Node& n, std::span<const Step> openings) {
   return (n.step & 0xFF) == kOpen ? step_hash(openings[n.step >> 32]) : splitmix64(n.step);
 }
 
+namespace {
+
+bool same_opening(const Step& a, const Step& b) {
+  return a.grid == b.grid && a.loop == b.loop && a.inputs.size() == b.inputs.size() &&
+         std::equal(a.inputs.begin(), a.inputs.end(), b.inputs.begin());
+}
+
+}  // namespace
+
+uint32_t NodeSlab::store_opening(const Step& st) {
+  if (2 * (openings.size() + 1) > opening_slots.size()) {  // half full at most: rebuilt twice the size
+    opening_slots.assign(std::max<size_t>(64, 2 * opening_slots.size()), 0);
+    const size_t mask = opening_slots.size() - 1;
+    for (uint32_t i = 0; i < openings.size(); ++i) {
+      size_t at = step_hash(openings[i]) & mask;
+      while (opening_slots[at]) at = (at + 1) & mask;
+      opening_slots[at] = i + 1;
+    }
+  }
+  const size_t mask = opening_slots.size() - 1;
+  size_t at = step_hash(st) & mask;
+  for (; opening_slots[at]; at = (at + 1) & mask)
+    if (same_opening(openings[opening_slots[at] - 1], st)) return opening_slots[at] - 1;
+  openings.push_back(st);
+  opening_slots[at] = static_cast<uint32_t>(openings.size());
+  return static_cast<uint32_t>(openings.size() - 1);
+}
+
 void NodeSlab::push_child(NodeId parent, const Step& st) {
-  const uint32_t opening = static_cast<uint32_t>(openings.size());
-  if (st.kind == Step::Kind::OpenBlock) openings.push_back(st);
+  const uint32_t opening = st.kind == Step::Kind::OpenBlock ? store_opening(st) : 0;
   nodes.push_back({parent, st.query, pack_step(st, opening)});
 }
 
 void NodeSlab::push_copy(Node n, std::span<const Step> theirs) {
-  if ((n.step & 0xFF) == kOpen) {
-    openings.push_back(theirs[n.step >> 32]);
-    n.step = kOpen | uint64_t{static_cast<uint32_t>(openings.size() - 1)} << 32;
-  }
+  if ((n.step & 0xFF) == kOpen) n.step = kOpen | uint64_t{store_opening(theirs[n.step >> 32])} << 32;
   nodes.push_back(n);
 }
 

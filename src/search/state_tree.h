@@ -37,28 +37,35 @@ struct NodeSlab {
   static constexpr size_t kNodes = size_t{1} << kBits;
 
   std::vector<Node, HugePageAllocator<Node>> nodes;
-  std::vector<Step> openings;
+  std::vector<Step> openings;  // each distinct opening once (a batch's children repeat a few many times)
   Frontier bases;
   std::vector<uint64_t> base_keys;
+  std::vector<uint32_t> opening_slots;  // while the slab fills: 1 + index of an opening by its hash, 0 free
 
   bool full() const { return nodes.size() == kNodes; }
   bool empty() const { return nodes.empty(); }
   size_t bytes() const {
     return nodes.capacity() * sizeof(Node) + openings.capacity() * sizeof(Step) + bases.bytes() +
-           base_keys.capacity() * sizeof(uint64_t);
+           base_keys.capacity() * sizeof(uint64_t) + opening_slots.capacity() * sizeof(uint32_t);
   }
   void clear() {
     nodes.clear();
     openings.clear();
     bases.clear();
     base_keys.clear();
+    opening_slots.clear();
   }
+  // Once the slab takes no more nodes: the index of its openings is freed.
+  void seal() { opening_slots = {}; }
   // Appends a child made by `st` from parent `parent` (its opening, if it is one, copied here).
   void push_child(NodeId parent, const Step& st);
   // Appends a node whose opening (if it is one) is in `theirs`, copying the opening here.
   void push_copy(Node n, std::span<const Step> theirs);
   // Appends a base state, encoded, with its key.
   void push_base(const uint8_t* encoded, size_t bytes, uint64_t key);
+
+ private:
+  uint32_t store_opening(const Step& st);  // its index in openings, added if new
 };
 
 // The packed step of a node: an op (its kind tagged kernel or block, attributes and operands), an
