@@ -24,8 +24,8 @@ struct Pending {
 };
 
 // What one chunk of a batch (chunk_ consecutive states) produces. Threads take chunks from ranges they
-// steal from each other (stealing_ranges.h);
-// the serial glue reads the chunks in order, so the next level is the same in every run.
+// steal from each other (stealing_ranges.h); the serial glue reads the chunks in order, so the next
+// level is the same in every run.
 struct Chunk {
   std::vector<Node> children;                // packed as the next level holds them
   std::vector<Step> openings;                // the children's opening steps (a node names its index)
