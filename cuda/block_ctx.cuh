@@ -1,8 +1,10 @@
 #pragma once
 // The block context the agents take (cuda/agent_tile_ops.h) on the device: this CUDA block's threads,
-// its barrier, the hash sums added up per warp before one atomic per warp, and tile loads as cp.async
-// copies into shared memory (plain loads and stores when the arena is in device memory).
+// its barrier, the hash sums added up per warp (CUB's WarpReduce) before one atomic per warp, and tile
+// loads as cp.async copies into shared memory (plain loads and stores when the arena is in device memory).
 #include <cuda_runtime.h>
+
+#include <cub/warp/warp_reduce.cuh>
 
 #include <cstdint>
 
@@ -80,8 +82,11 @@ struct DeviceCtx {
   // Every thread of the block calls it (a multiple of 32 threads).
   __host__ __device__ void add_sum([[maybe_unused]] uint64_t* slot, [[maybe_unused]] uint64_t v) const {
 #if defined(__CUDA_ARCH__)
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if ((threadIdx.x & 31) == 0) atomicAdd(reinterpret_cast<unsigned long long*>(slot), static_cast<unsigned long long>(v));
+    // A full warp's reduction is shuffles only: its TempStorage is empty, so a local one does.
+    using WarpSum = cub::WarpReduce<unsigned long long>;
+    typename WarpSum::TempStorage none;
+    const unsigned long long sum = WarpSum(none).Sum(v);  // valid in lane 0
+    if ((threadIdx.x & 31) == 0) atomicAdd(reinterpret_cast<unsigned long long*>(slot), sum);
 #endif
   }
 };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "function_keys.h"
 #include "ugs/cuda/program.h"
 #include "ugs/eval/field_kind.h"
 
@@ -37,5 +38,22 @@ struct CompareArgs {
   uint8_t* match = nullptr;
 };
 cudaError_t dispatch_compare(const CompareArgs& args, int ctas, cudaStream_t stream);
+
+// items[a.first + i] = key_item(a, i) for the chunk's a.n graphs.
+cudaError_t dispatch_function_keys(const KeyArgs& a, cudaStream_t stream);
+
+// A batch's function classes from its items: CUB's merge sort by ClassItemLess into `sorted`, each
+// class's first flagged, and CUB's select of the flagged into `best`, their number into *count.
+struct ClassifyArgs {
+  const ClassItem* items = nullptr;
+  ClassItem* sorted = nullptr;
+  uint8_t* flags = nullptr;
+  ClassItem* best = nullptr;
+  int64_t* count = nullptr;
+  uint32_t n = 0;
+  void* temp = nullptr;  // classify_temp_bytes(n) of CUB's scratch memory
+};
+cudaError_t classify_temp_bytes(uint32_t n, size_t* bytes);
+cudaError_t dispatch_classify(const ClassifyArgs& a, size_t temp_bytes, cudaStream_t stream);
 
 }  // namespace ugs::cuda

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "agent_interpret.h"
+#include "function_keys.h"
 #include "plan.h"
 #include "tuning.h"
 #include "ugs/eval/field_kind.h"
@@ -102,6 +103,41 @@ class EmulatedBackend final : public Backend {
   void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
     std::lock_guard lock(mu_);
     out.reset(graphs);
+    each_chunk(graphs, [&](const std::vector<uint64_t>& sums) {
+      std::vector<uint8_t> match = plan_.match;
+      for (const CompareItem& c : plan_.compares)
+        if (sums[c.slot] != c.want_sum || !std::equal(c.got, c.got + c.numel, c.want)) match[c.graph] = 0;
+      finish_fingerprints(graphs, plan_, r_, sums.data(), match.data(), out);
+    });
+  }
+
+  // As the device does it: each chunk's items by key_item from its sums, then sorted.
+  void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
+                          std::span<const uint64_t> tie, FunctionClasses& out) override {
+    std::lock_guard lock(mu_);
+    std::vector<ClassItem> items(graphs.size());
+    each_chunk(graphs, [&](const std::vector<uint64_t>& sums) {
+      build_key_plan(graphs, plan_, keys_);
+      KeyArgs a;
+      a.graphs = keys_.graphs.data();
+      a.n = static_cast<uint32_t>(keys_.graphs.size());
+      a.first = static_cast<uint32_t>(plan_.begin);
+      a.shape_of = keys_.shape_of.data();
+      a.shapes = keys_.shapes.data();
+      a.sums = sums.data();
+      a.input_hashes = r_.input_hashes.data();
+      a.cost = cost.data();
+      a.tie = tie.data();
+      a.items = items.data();
+      for (uint32_t i = 0; i < a.n; ++i) key_item(a, i);
+    });
+    out.assign(items);
+  }
+
+ private:
+  // Each chunk of the batch planned into plan_ and run; then done(its element sums).
+  template <class Done>
+  void each_chunk(std::span<const KernelGraph* const> graphs, Done done) {
     PlanLimits limits;
     limits.threads = static_cast<int>(threads_);
     limits.smem_bytes = 1u << 30;
@@ -117,15 +153,11 @@ class EmulatedBackend final : public Backend {
         ar.omega = s_.omega;
         for (const LaunchPlan& l : plan_.launches) run_launch(plan_, l, ar, sums.data(), threads_);
       });
-      std::vector<uint8_t> match = plan_.match;
-      for (const CompareItem& c : plan_.compares)
-        if (sums[c.slot] != c.want_sum || !std::equal(c.got, c.got + c.numel, c.want)) match[c.graph] = 0;
-      finish_fingerprints(graphs, plan_, r_, sums.data(), match.data(), out);
+      done(sums);
       b = e;
     }
   }
 
- private:
   FingerprintSetup s_;
   Resident r_;
   uint32_t threads_;
@@ -133,6 +165,7 @@ class EmulatedBackend final : public Backend {
   std::mutex mu_;
   std::vector<FieldPair> tensors_;
   ChunkPlan plan_;
+  KeyPlan keys_;
 };
 
 }  // namespace

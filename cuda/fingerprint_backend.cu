@@ -2,8 +2,10 @@
 // a batch is cut into chunks whose tensors fit a budget, and each chunk is one plan (cuda/plan.h):
 // one upload of its programs, jobs and comparisons, one interpreter launch per wave and arena class
 // (op s of every candidate in the same launch), one comparison launch, one download of the element
-// sums and match flags, one synchronization. Memory comes from grow-only buffers. A mutex serializes
-// callers (the depth-first drivers call from several threads), as Mirage's lock does.
+// sums and match flags, one synchronization. Function classes (--dedup function) keep the sums on the
+// device: keys made there per chunk, one CUB sort and select per batch (classify.cu). Memory comes
+// from grow-only buffers. A mutex serializes callers (the depth-first drivers call from several
+// threads), as Mirage's lock does.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -24,16 +26,44 @@ namespace {
 
 constexpr size_t align16(size_t n) { return (n + 15) & ~size_t{15}; }
 
-// Byte offsets of a chunk's sections in the staging buffer and its device copy.
+// Byte offsets of a chunk's sections in the staging buffer and its device copy; the key plan's when
+// the chunk's graphs are being classified.
 struct Layout {
-  size_t programs = 0, jobs = 0, compares = 0, sums = 0, match = 0, end = 0;
+  size_t programs = 0, jobs = 0, compares = 0, sums = 0, match = 0, results_end = 0;
+  size_t key_graphs = 0, shape_of = 0, shapes = 0, end = 0;
 
-  explicit Layout(const ChunkPlan& p) {
+  Layout(const ChunkPlan& p, const KeyPlan* k) {
     jobs = align16(programs + p.programs.size() * sizeof(BlockProgram));
     compares = align16(jobs + p.jobs.size() * sizeof(Job));
     sums = align16(compares + p.compares.size() * sizeof(CompareItem));
     match = sums + p.n_slots * sizeof(uint64_t);
-    end = match + p.match.size();
+    end = results_end = match + p.match.size();
+    if (!k) return;
+    key_graphs = align16(results_end);
+    shape_of = align16(key_graphs + k->graphs.size() * sizeof(KeyGraph));
+    shapes = align16(shape_of + k->shape_of.size() * sizeof(uint32_t));
+    end = shapes + k->shapes.size() * sizeof(KeyShape);
+  }
+};
+
+// Byte offsets of a classified batch's arrays on the device (cost and tie first: the host's copy
+// has them there too, then the count and the classes' best items it reads back).
+struct ClassLayout {
+  size_t cost = 0, tie = 0, items = 0, sorted = 0, flags = 0, best = 0, count = 0, temp = 0, end = 0;
+  size_t host_count = 0, host_best = 0, host_end = 0;
+
+  ClassLayout(size_t n, size_t temp_bytes) {
+    tie = n * sizeof(double);
+    items = align16(tie + n * sizeof(uint64_t));
+    sorted = items + n * sizeof(ClassItem);
+    best = sorted + n * sizeof(ClassItem);
+    flags = best + n * sizeof(ClassItem);
+    count = align16(flags + n);
+    temp = (count + sizeof(int64_t) + 255) & ~size_t{255};
+    end = temp + temp_bytes;
+    host_count = items;
+    host_best = align16(host_count + sizeof(int64_t));
+    host_end = host_best + n * sizeof(ClassItem);
   }
 };
 
@@ -55,6 +85,7 @@ class CudaBackend final : public Backend {
     size_t total = 0;
     for (const auto& t : s.inputs) total += align16(t.data.size() * sizeof(FieldPair));
     for (const auto& t : s.want) total += align16(t.data.size() * sizeof(FieldPair));
+    total += r_.input_hashes.size() * sizeof(uint64_t);
     UGS_CUDA_TRY(resident_.reserve(std::max<size_t>(total, 16)));
     size_t off = 0;
     auto upload = [&](const Tensor<FieldPair>& t, const FieldPair*& where) {
@@ -65,6 +96,10 @@ class CudaBackend final : public Backend {
     };
     for (size_t i = 0; i < s.inputs.size(); ++i) UGS_CUDA_TRY(upload(s.inputs[i], r_.inputs[i]));
     for (size_t i = 0; i < s.want.size(); ++i) UGS_CUDA_TRY(upload(s.want[i], r_.want[i]));
+    uint64_t* input_hashes = resident_.as<uint64_t>(off);
+    input_hashes_ = input_hashes;
+    UGS_CUDA_TRY(cudaMemcpy(input_hashes, r_.input_hashes.data(), r_.input_hashes.size() * sizeof(uint64_t),
+                            cudaMemcpyHostToDevice));
     size_t free_bytes = 0, total_bytes = 0;
     UGS_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     budget_elems_ = std::min(tuning::kTensorBudgetBytes, free_bytes / 3) / sizeof(FieldPair);
@@ -83,8 +118,64 @@ class CudaBackend final : public Backend {
     }
   }
 
+ // The batch's items made on the device chunk by chunk (each chunk's keys from its element sums, which
+  // never leave the device), then classified there; one item per class comes back.
+  void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
+                          std::span<const uint64_t> tie, FunctionClasses& out) override {
+    std::lock_guard lock(mu_);
+    out.keys.clear();
+    out.best.clear();
+    if (graphs.empty()) return;
+    const auto n = static_cast<uint32_t>(graphs.size());
+    size_t temp_bytes = 0;
+    throw_if(classify_temp_bytes(n, &temp_bytes), "classification scratch size");
+    const ClassLayout at(n, temp_bytes);
+    throw_if(classes_.reserve(at.end), "classification memory");
+    throw_if(classes_host_.reserve(at.host_end), "classification staging");
+    std::memcpy(classes_host_.as<char>(at.cost), cost.data(), n * sizeof(double));
+    std::memcpy(classes_host_.as<char>(at.tie), tie.data(), n * sizeof(uint64_t));
+    throw_if(cudaMemcpyAsync(classes_.as<char>(), classes_host_.as<char>(), at.items, cudaMemcpyHostToDevice, stream_),
+             "cost upload");
+    for (size_t b = 0; b < graphs.size();) {
+      const size_t e = chunk_end(graphs, b, budget_elems_);
+      const Layout chunk = enqueue_chunk(graphs, b, e, true);
+      throw_if(dispatch_function_keys(key_args(chunk, at), stream_), "function keys");
+      throw_if(cudaStreamSynchronize(stream_), "kernels");  // before the staging buffer is refilled
+      b = e;
+    }
+    ClassifyArgs c;
+    c.items = classes_.as<ClassItem>(at.items);
+    c.sorted = classes_.as<ClassItem>(at.sorted);
+    c.flags = classes_.as<uint8_t>(at.flags);
+    c.best = classes_.as<ClassItem>(at.best);
+    c.count = classes_.as<int64_t>(at.count);
+    c.n = n;
+    c.temp = classes_.as<void>(at.temp);
+    throw_if(dispatch_classify(c, temp_bytes, stream_), "classification");
+    auto* count = classes_host_.as<int64_t>(at.host_count);
+    throw_if(cudaMemcpyAsync(count, c.count, sizeof(int64_t), cudaMemcpyDeviceToHost, stream_), "class count download");
+    throw_if(cudaStreamSynchronize(stream_), "classification");
+    const auto* best = classes_host_.as<ClassItem>(at.host_best);
+    throw_if(cudaMemcpyAsync(classes_host_.as<char>(at.host_best), c.best, *count * sizeof(ClassItem),
+                             cudaMemcpyDeviceToHost, stream_), "class download");
+    throw_if(cudaStreamSynchronize(stream_), "class download");
+    for (int64_t j = 0; j < *count; ++j) {
+      out.keys.push_back(best[j].key);
+      out.best.push_back(best[j].index);
+    }
+  }
+
  private:
   void run_chunk(std::span<const KernelGraph* const> graphs, size_t b, size_t e, Fingerprints& out) {
+    const Layout at = enqueue_chunk(graphs, b, e, false);
+    throw_if(cudaMemcpyAsync(staging_.as<char>(at.sums), plan_dev_.as<char>(at.sums), at.results_end - at.sums,
+                             cudaMemcpyDeviceToHost, stream_), "result download");
+    throw_if(cudaStreamSynchronize(stream_), "kernels");
+    finish_fingerprints(graphs, plan_, r_, staging_.as<uint64_t>(at.sums), staging_.as<uint8_t>(at.match), out);
+  }
+
+  // Plans graphs [b, e) (and their key plan when `keys`), uploads the plan and enqueues its work.
+  Layout enqueue_chunk(std::span<const KernelGraph* const> graphs, size_t b, size_t e, bool keys) {
     uint64_t elems = 0;
     for (size_t i = b; i < e; ++i) elems += computed_elems(*graphs[i]);
     throw_if(tensors_.reserve(std::max<uint64_t>(elems, 1) * sizeof(FieldPair)), "tensor memory");
@@ -93,17 +184,30 @@ class CudaBackend final : public Backend {
     limits.smem_bytes = smem_limit_;
     limits.compare_chunk = tuning::kCompareChunk;
     build_plan(graphs, b, e, r_, tensors_.as<FieldPair>(), limits, plan_);
-    const Layout at(plan_);
-    throw_if(stage(at), "plan upload");
+    if (keys) build_key_plan(graphs, plan_, keys_);
+    const Layout at(plan_, keys ? &keys_ : nullptr);
+    throw_if(stage(at, keys), "plan upload");
     throw_if(launch_all(at), "launch");
-    throw_if(cudaMemcpyAsync(staging_.as<char>(at.sums), plan_dev_.as<char>(at.sums), at.end - at.sums,
-                             cudaMemcpyDeviceToHost, stream_), "result download");
-    throw_if(cudaStreamSynchronize(stream_), "kernels");
-    finish_fingerprints(graphs, plan_, r_, staging_.as<uint64_t>(at.sums), staging_.as<uint8_t>(at.match), out);
+    return at;
+  }
+
+  KeyArgs key_args(const Layout& chunk, const ClassLayout& at) {
+    KeyArgs a;
+    a.graphs = plan_dev_.as<KeyGraph>(chunk.key_graphs);
+    a.n = static_cast<uint32_t>(keys_.graphs.size());
+    a.first = static_cast<uint32_t>(plan_.begin);
+    a.shape_of = plan_dev_.as<uint32_t>(chunk.shape_of);
+    a.shapes = plan_dev_.as<KeyShape>(chunk.shapes);
+    a.sums = plan_dev_.as<uint64_t>(chunk.sums);
+    a.input_hashes = input_hashes_;
+    a.cost = classes_.as<double>(at.cost);
+    a.tie = classes_.as<uint64_t>(at.tie);
+    a.items = classes_.as<ClassItem>(at.items);
+    return a;
   }
 
   // The plan as one block of bytes, copied to the device in one transfer.
-  cudaError_t stage(const Layout& at) {
+  cudaError_t stage(const Layout& at, bool keys) {
     UGS_CUDA_TRY(staging_.reserve(at.end));
     UGS_CUDA_TRY(plan_dev_.reserve(at.end));
     std::memcpy(staging_.as<char>(at.programs), plan_.programs.data(), plan_.programs.size() * sizeof(BlockProgram));
@@ -111,6 +215,11 @@ class CudaBackend final : public Backend {
     std::memcpy(staging_.as<char>(at.compares), plan_.compares.data(), plan_.compares.size() * sizeof(CompareItem));
     std::memset(staging_.as<char>(at.sums), 0, at.match - at.sums);
     std::memcpy(staging_.as<char>(at.match), plan_.match.data(), plan_.match.size());
+    if (keys) {
+      std::memcpy(staging_.as<char>(at.key_graphs), keys_.graphs.data(), keys_.graphs.size() * sizeof(KeyGraph));
+      std::memcpy(staging_.as<char>(at.shape_of), keys_.shape_of.data(), keys_.shape_of.size() * sizeof(uint32_t));
+      std::memcpy(staging_.as<char>(at.shapes), keys_.shapes.data(), keys_.shapes.size() * sizeof(KeyShape));
+    }
     return cudaMemcpyAsync(plan_dev_.as<char>(), staging_.as<char>(), at.end, cudaMemcpyHostToDevice, stream_);
   }
 
@@ -174,9 +283,11 @@ class CudaBackend final : public Backend {
   uint64_t budget_elems_ = 0;
   cudaStream_t stream_ = nullptr;
   std::mutex mu_;
-  DeviceBuffer resident_, tensors_, plan_dev_, arena_;
-  PinnedBuffer staging_;
+  DeviceBuffer resident_, tensors_, plan_dev_, arena_, classes_;
+  PinnedBuffer staging_, classes_host_;
+  const uint64_t* input_hashes_ = nullptr;  // the run's inputs', resident
   ChunkPlan plan_;
+  KeyPlan keys_;
   std::unordered_map<uint64_t, int> blocks_per_sm_;
 };
 

@@ -1,5 +1,6 @@
 #include "cuda_cases.h"
 
+#include <algorithm>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -80,6 +81,24 @@ std::string compare_backends(Backend& a, Backend& b, std::span<const KernelGraph
   return "";
 }
 
+std::string compare_classes(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs) {
+  std::vector<double> cost(graphs.size());
+  std::vector<uint64_t> tie(graphs.size());
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    cost[i] = static_cast<double>(i % 3);
+    tie[i] = (i * 7) % 5;
+  }
+  FunctionClasses ca, cb;
+  a.classify_functions(graphs, cost, tie, ca);
+  b.classify_functions(graphs, cost, tie, cb);
+  if (ca.keys.size() != cb.keys.size())
+    return std::to_string(ca.keys.size()) + " vs " + std::to_string(cb.keys.size()) + " classes";
+  for (size_t j = 0; j < ca.keys.size(); ++j)
+    if (ca.keys[j] != cb.keys[j] || ca.best[j] != cb.best[j])
+      return "class " + std::to_string(j) + ": graph " + std::to_string(ca.best[j]) + " vs " + std::to_string(cb.best[j]);
+  return "";
+}
+
 namespace {
 
 constexpr FieldKind kFields[] = {FieldKind::Wide, FieldKind::Mirage};
@@ -125,6 +144,29 @@ void expect_random_graphs_match_cpu(int per_program, const BackendMaker& make) {
   for (const std::string& name : small_programs()) {
     const KernelGraph p = load_program(name).graph;
     expect_matches_cpu(name, p, random_graphs(p, per_program, 99), 21, make);
+  }
+}
+
+void expect_function_classes_match_cpu(const BackendMaker& make) {
+  for (const std::string& name : small_programs()) {
+    const KernelGraph p = load_program(name).graph;
+    std::vector<KernelGraph> batch = random_graphs(p, 30, 17);
+    batch.push_back(p);
+    for (size_t i = 0; i < 31; i += 2) batch.push_back(batch[i]);
+    for (size_t i = 0; i < 31; i += 5) batch.push_back(batch[i]);
+    const auto ptrs = pointers(batch);
+    for (FieldKind f : kFields) {
+      SCOPED_TRACE(name + " " + std::string(name_of(f)));
+      const FingerprintSetup setup = FingerprintSetup::make(p, f, 23);
+      const auto cpu = make_cpu_backend(setup);
+      const auto tested = make(setup);
+      ASSERT_TRUE(tested);
+      EXPECT_EQ(compare_classes(*cpu, *tested, ptrs), "");
+      FunctionClasses c;
+      tested->classify_functions(ptrs, std::vector<double>(batch.size(), 1.0), std::vector<uint64_t>(batch.size(), 0), c);
+      EXPECT_LE(c.keys.size(), 31u) << "the copies share their originals' classes";
+      EXPECT_TRUE(std::is_sorted(c.keys.begin(), c.keys.end()));
+    }
   }
 }
 

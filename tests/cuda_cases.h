@@ -39,4 +39,11 @@ void expect_programs_match_themselves(const BackendMaker& make);
 void expect_reference_batch_matches_cpu(const std::string& name, bool with_mutants, const BackendMaker& make);
 void expect_random_graphs_match_cpu(int per_program, const BackendMaker& make);
 
+// Function classes (Backend::classify_functions) against the CPU backend's, on every _small program:
+// random graphs and the program, some of them twice or three times over (classes of several), with
+// costs and ties that repeat so that every rank decides somewhere.
+void expect_function_classes_match_cpu(const BackendMaker& make);
+// "" when a and b give the same classes of graphs (keys and representatives), else the first difference.
+std::string compare_classes(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs);
+
 }  // namespace ugs::test

@@ -109,7 +109,19 @@ TEST(CudaBackend, RandomGraphsOfEveryPredefinedOp) {
   test::expect_random_graphs_match_cpu(64, cuda_backend);
 }
 
-// Thousands of mixed candidates in one call: complete and partial, block graphs and predefined ops.
+// Keys made on the device from its element sums, sorted and selected by CUB: the CPU's classes.
+TEST(CudaBackend, FunctionClassesAsTheCpuMakesThem) {
+  UGS_REQUIRE_DEVICE();
+  test::expect_function_classes_match_cpu(cuda_backend);
+  const KernelGraph p = load_program("rmsnorm_linear_small").graph;
+  const auto gpu = cuda_backend(FingerprintSetup::make(p, FieldKind::Wide, 1));
+  FunctionClasses c;
+  gpu->classify_functions({}, {}, {}, c);
+  EXPECT_TRUE(c.keys.empty());
+}
+
+// Thousands of mixed candidates in one call (fingerprints and function classes): complete and partial,
+// block graphs and predefined ops.
 TEST(CudaBackend, AMixedBatchOfThousandsOfCandidates) {
   UGS_REQUIRE_DEVICE();
   const KernelGraph p = load_program("rmsnorm_linear_small").graph;
@@ -124,6 +136,7 @@ TEST(CudaBackend, AMixedBatchOfThousandsOfCandidates) {
   const auto gpu = cuda_backend(setup);
   ASSERT_TRUE(gpu);
   EXPECT_EQ(test::compare_backends(*cpu, *gpu, ptrs), "");
+  EXPECT_EQ(test::compare_classes(*cpu, *gpu, ptrs), "");
 }
 
 // The depth-first drivers call from several threads with one graph each.

@@ -63,6 +63,22 @@ TEST(CudaEmulator, ABatchInChunks) {
   }
 }
 
+// The keys the device makes from its element sums (function_keys.h), then the host's sort: the
+// CPU's classes, also when the batch is cut into chunks.
+TEST(CudaEmulator, FunctionClassesAsTheCpuMakesThem) {
+  test::expect_function_classes_match_cpu(emulator(2));
+  const KernelGraph p = load_program("lora_small").graph;
+  std::vector<KernelGraph> batch = test::random_graphs(p, 30, 4);
+  for (size_t i = 0; i < 30; i += 3) batch.push_back(batch[i]);
+  const auto ptrs = test::pointers(batch);
+  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 2);
+  const auto cpu = make_cpu_backend(setup);
+  for (uint64_t budget : {uint64_t{1}, uint64_t{5000}}) {
+    const auto emu = cuda::make_emulated_backend(setup, 2, budget);
+    EXPECT_EQ(test::compare_classes(*cpu, *emu, ptrs), "") << "budget " << budget;
+  }
+}
+
 TEST(CudaEmulator, AnEmptyBatchAndAGraphWithoutOps) {
   const KernelGraph p = load_program("rmsnorm_linear_small").graph;
   const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 1);
@@ -73,6 +89,8 @@ TEST(CudaEmulator, AnEmptyBatchAndAGraphWithoutOps) {
   for (int i = 0; i < p.num_inputs; ++i) inputs_only.add_input(p.shape(i));
   const KernelGraph* g = &inputs_only;
   EXPECT_EQ(test::compare_backends(*cpu, *emu, std::span(&g, 1)), "");
+  EXPECT_EQ(test::compare_classes(*cpu, *emu, {}), "");
+  EXPECT_EQ(test::compare_classes(*cpu, *emu, std::span(&g, 1)), "");
 }
 
 }  // namespace

@@ -65,6 +65,18 @@ class CpuBackend final : public Backend {
     }
   }
 
+  void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
+                          std::span<const uint64_t> tie, FunctionClasses& out) override {
+    Fingerprints fp;
+    fingerprint(graphs, fp);
+    std::vector<ClassItem> items(graphs.size());
+    const auto n = static_cast<int64_t>(graphs.size());
+#pragma omp parallel for schedule(static, 256) if (n > 4096)
+    for (int64_t i = 0; i < n; ++i)
+      items[i] = {function_key(*graphs[i], fp.of(i)), cost[i], tie[i], static_cast<uint32_t>(i)};
+    out.assign(items);
+  }
+
  private:
   // Graph g from op `from` on; the tensors and hashes of the ops before it are the previous graph's.
   void one(const KernelGraph& g, int from, std::vector<Tensor<FieldPair>>& computed, const uint64_t* before,

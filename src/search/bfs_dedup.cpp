@@ -5,12 +5,9 @@
 // cost model (then the smallest key) represents them in a batch; a later batch's state of an earlier
 // function is explored only when it is cheaper than every one before it.
 #include <algorithm>
-#include <tuple>
 
 #include "bfs_impl.h"
 #include "ugs/cost/cost.h"
-#include "ugs/ir/canonical.h"
-#include "ugs/util/hash.h"
 
 namespace ugs::search_detail {
 
@@ -42,23 +39,8 @@ void Bfs::dedup_structural() {
   collector_.c.phase_s.dedup += seconds_since(t0);
 }
 
-namespace {
-
-// The functional identity of a kernel-level state: the multiset of its tensors' hashes (each with
-// its shape), each marked open or consumed.
-uint64_t function_key(const KernelGraph& g, std::span<const uint64_t> hashes) {
-  std::array<bool, kMaxTensors> open{};
-  for (int32_t t : g.open_tensors()) open[t] = true;
-  FixedVec<uint64_t, kMaxTensors> v;
-  for (int t = 0; t < g.num_tensors(); ++t) v.push_back(splitmix64(hashes[t] + open[t]));
-  std::sort(v.begin(), v.end());
-  Hasher h;
-  for (uint64_t x : v) h.add(x);
-  return h.value();
-}
-
-}  // namespace
-
+// The batch's kernel-level children are classified by the run's backend (where their fingerprints
+// are); a class's representative survives when its function is new or cheaper than every earlier one.
 void Bfs::dedup_function() {
   auto t0 = Clock::now();
   std::vector<const KernelGraph*> graphs;
@@ -71,35 +53,36 @@ void Bfs::dedup_function() {
       where.emplace_back(static_cast<uint32_t>(c), child);
     }
   if (graphs.empty()) return;
-  Fingerprints fp;
-  e_.verifier.backend().fingerprint(graphs, fp);
+  const GpuSpec gpu = *gpu_preset(opt_.cost_gpu);
+  std::vector<double> cost(graphs.size());
+  std::vector<uint64_t> tie(graphs.size());
+  parallel(graphs.size(), [&](size_t k, int) {
+    cost[k] = estimate(*graphs[k], gpu).estimated_us;
+    tie[k] = chunks_[where[k].first].keys[where[k].second];
+  });
+  collector_.c.phase_s.dedup += seconds_since(t0);
+
+  t0 = Clock::now();
+  FunctionClasses classes;
+  e_.verifier.backend().classify_functions(graphs, cost, tie, classes);
   collector_.c.fingerprint_evals += graphs.size();
   collector_.c.phase_s.fingerprint += seconds_since(t0);
 
   t0 = Clock::now();
-  const GpuSpec gpu = *gpu_preset(opt_.cost_gpu);
-  std::vector<std::tuple<uint64_t, double, uint64_t, size_t>> ranked(graphs.size());  // key, cost, tie, index
-  parallel(graphs.size(), [&](size_t k, int) {
-    const auto [c, child] = where[k];
-    ranked[k] = {function_key(*graphs[k], fp.of(k)), estimate(*graphs[k], gpu).estimated_us,
-                 chunks_[c].keys[child], k};
-  });
-  std::sort(ranked.begin(), ranked.end());
-  for (size_t k = 0; k < ranked.size(); ++k) {
-    const uint64_t key = std::get<0>(ranked[k]);
-    const bool first_of_key = k == 0 || std::get<0>(ranked[k - 1]) != key;
-    if (first_of_key) {
-      // New, or cheaper than every earlier state of this function: explored.
-      const auto [it, fresh] = seen_.try_emplace(key, std::get<1>(ranked[k]));
-      if (fresh || std::get<1>(ranked[k]) < it->second) {
-        it->second = std::get<1>(ranked[k]);
-        continue;
-      }
+  std::vector<uint8_t> explored(graphs.size(), 0);
+  for (size_t j = 0; j < classes.keys.size(); ++j) {
+    const uint32_t k = classes.best[j];
+    const auto [it, fresh] = seen_.try_emplace(classes.keys[j], cost[k]);
+    if (fresh || cost[k] < it->second) {
+      it->second = cost[k];
+      explored[k] = 1;
     }
-    const auto [c, child] = where[std::get<3>(ranked[k])];
-    chunks_[c].keep[child] = 0;
-    ++collector_.c.pruned.dedup;
   }
+  for (size_t k = 0; k < graphs.size(); ++k)
+    if (!explored[k]) {
+      chunks_[where[k].first].keep[where[k].second] = 0;
+      ++collector_.c.pruned.dedup;
+    }
   collector_.c.phase_s.dedup += seconds_since(t0);
 }
 

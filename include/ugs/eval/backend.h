@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ugs/eval/field_kind.h"
+#include "ugs/eval/function_classes.h"
 #include "ugs/eval/tensor.h"
 #include "ugs/ir/graph.h"
 
@@ -76,6 +77,10 @@ class Backend {
   virtual void fingerprint_with(std::span<const KernelGraph* const> graphs, Fingerprints& out, FingerprintContext*) {
     fingerprint(graphs, out);
   }
+  // The function classes of a batch of kernel-level graphs (function_classes.h): the graphs are
+  // fingerprinted, keyed and ranked by cost[i], tie[i] and i where the backend keeps their hashes.
+  virtual void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
+                                  std::span<const uint64_t> tie, FunctionClasses& out) = 0;
   // Whether a call costs mostly a fixed amount (launches, transfers), so that a driver should gather
   // whole batches; false: a call costs per graph, and a driver may call from inside its own threads.
   virtual bool wants_batches() const { return kind() == BackendKind::Cuda; }

@@ -14,11 +14,16 @@ UGS_HD constexpr uint64_t element_mix(uint64_t index, FieldPair v) {
   return splitmix64(splitmix64(index) + ((uint64_t{v.p} << 32) | v.q));
 }
 
-inline uint64_t finish_tensor_hash(uint64_t element_sum, const Shape& s) {
+// dims: the shape's `rank` extents (a plain array, so that device code can pass its own copy).
+UGS_HD constexpr uint64_t finish_tensor_hash(uint64_t element_sum, int rank, const int32_t* dims) {
   Hasher h;
-  h.add(element_sum).add(static_cast<uint64_t>(s.rank));
-  for (int i = 0; i < s.rank; ++i) h.add(static_cast<uint64_t>(s.d[i]));
+  h.add(element_sum).add(static_cast<uint64_t>(rank));
+  for (int i = 0; i < rank; ++i) h.add(static_cast<uint64_t>(dims[i]));
   return h.value();
+}
+
+inline uint64_t finish_tensor_hash(uint64_t element_sum, const Shape& s) {
+  return finish_tensor_hash(element_sum, s.rank, s.d.data());
 }
 
 inline uint64_t tensor_hash(const FieldPair* data, int64_t n, const Shape& s) {

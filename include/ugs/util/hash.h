@@ -22,12 +22,12 @@ UGS_HD constexpr uint64_t splitmix64(uint64_t x) {
 
 class Hasher {
  public:
-  constexpr explicit Hasher(uint64_t seed = 0x75677365617263ull) : h_(seed) {}
-  constexpr Hasher& add(uint64_t v) {
+  UGS_HD constexpr explicit Hasher(uint64_t seed = 0x75677365617263ull) : h_(seed) {}
+  UGS_HD constexpr Hasher& add(uint64_t v) {
     h_ = splitmix64(h_ ^ v);
     return *this;
   }
-  constexpr uint64_t value() const { return h_; }
+  UGS_HD constexpr uint64_t value() const { return h_; }
 
  private:
   uint64_t h_;
