@@ -1,6 +1,6 @@
 """Summary of the searches bench/gpu/run.sh made: per run its wall time, states, fingerprint calls and
-μGraphs, and whether its μGraph hashes equal those of the program's first run (the CPU backend's
-where there is one). Standard library only: the GPU machine's python has no project packages."""
+μGraphs, and whether its μGraph hashes equal those of its reference: the same strategy's CPU run where
+there is one, else the program's first CPU run without function dedup (whose result set differs). Standard library only: the GPU machine's python has no project packages."""
 import json
 import os
 import sys
@@ -14,16 +14,19 @@ def main(folder):
             program, rest = f[:-5].split(".", 1)  # program.strategy.backend[.rep]
             with open(os.path.join(folder, f)) as fh:
                 runs[program][rest] = json.load(fh)
-    print(f"{'program':22} {'run':16} {'wall s':>8} {'states':>9} {'fp evals':>9} {'expand s':>8} {'fp s':>7} {'verify s':>8} {'found':>5}  same hashes")
+    print(f"{'program':22} {'run':20} {'wall s':>8} {'states':>9} {'fp evals':>9} {'expand s':>8} {'fp s':>7} {'verify s':>8} {'found':>5}  same hashes")
     for program, by_run in runs.items():
-        ref_name = next((r for r in by_run if r.endswith(".cpu")), next(iter(by_run)))
-        ref = [m["hash"] for m in by_run[ref_name]["mugraphs"]]
+        first_cpu = next((r for r in by_run if r.endswith(".cpu") and "function" not in r), next(iter(by_run)))
         for name, d in by_run.items():
+            ref_name = name.split(".")[0] + ".cpu"
+            if ref_name not in by_run:
+                ref_name = first_cpu
+            ref = [m["hash"] for m in by_run[ref_name]["mugraphs"]]
             s = d["stats"]
             got = [m["hash"] for m in d["mugraphs"]]
             same = "reference" if name == ref_name else ("yes" if got == ref else "NO")
             ph = s.get("phase_s", {})
-            print(f"{program:22} {name:16} {s['wall_s']:8.2f} {s['states_expanded']:9} {s['fingerprint_evals']:9} "
+            print(f"{program:22} {name:20} {s['wall_s']:8.2f} {s['states_expanded']:9} {s['fingerprint_evals']:9} "
                   f"{ph.get('expand', 0):8.2f} {ph.get('fingerprint', 0):7.2f} {ph.get('verify', 0):8.2f} {len(got):5}  {same}")
 
 

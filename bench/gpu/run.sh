@@ -2,8 +2,9 @@
 # The GPU session's one script (METHOD.md: build here, check and time there in one call). Runs on the
 # lent machine over the bundle that bench/gpu/bundle.sh made: the CUDA tests, the fingerprint
 # throughput bench, and searches with --backend cuda against --backend cpu (same μGraph hashes), the
-# small programs and full-size rmsnorm_linear, bfs against dfs-omp at 16 threads.
-#   bench/gpu/run.sh [parts...]    parts: tests presets bench small full (default: all); logs under $OUT
+# small programs and full-size rmsnorm_linear, bfs against dfs-omp at 16 threads; `dedup`: bfs with
+# --dedup function, classes made on the device against on the CPU (same μGraph hashes and state counts).
+#   bench/gpu/run.sh [parts...]    parts: tests presets bench small full dedup (default: all); logs under $OUT
 # (runs.tgz holds every results file: the device tool brings back few files).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,7 +14,7 @@ mkdir -p "$OUT" /work
 [ -e /work/main ] || ln -s "$PWD" /work/main
 run() { LD_LIBRARY_PATH=$PWD/.gpu/lib "$@"; }
 U=.gpu/bin/ugsearch
-parts=${*:-tests presets bench small full}
+parts=${*:-tests presets bench small full dedup}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
 
 search() {  # name args... : one search, its results under $OUT/runs
@@ -39,6 +40,10 @@ for part in $parts; do
         for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cuda.$rep" rmsnorm_linear --strategy $s --threads 16 --backend cuda; done
       done
       for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cpu" rmsnorm_linear --strategy $s --threads 16 --backend cpu; done ;;
+    dedup)
+      for p in gqa_small lora_small rmsnorm_linear; do
+        for b in cpu cuda; do search "$p.bfs-function.$b" "$p" --strategy bfs --threads 16 --backend $b --dedup function; done
+      done ;;
   esac
 done
 [ -d "$OUT/runs" ] && python3 bench/gpu/compare.py "$OUT/runs" && tar -czf "$OUT/runs.tgz" -C "$OUT" runs && rm -rf "$OUT/runs"
