@@ -49,7 +49,9 @@ cudaError_t dispatch_classify(const ClassifyArgs& a, size_t temp_bytes, cudaStre
   flag_classes_kernel<<<(a.n + kFlagThreads - 1) / kFlagThreads, kFlagThreads, 0, stream>>>(a.sorted, a.flags, a.n);
   UGS_CUDA_TRY(after_launch(stream));
   bytes = temp_bytes;
-  return cub::DeviceSelect::Flagged(a.temp, bytes, a.sorted, a.flags, a.best, a.count, a.n, stream);
+  // The types of classify_temp_bytes' query, so that its size holds.
+  return cub::DeviceSelect::Flagged(a.temp, bytes, static_cast<const ClassItem*>(a.sorted),
+                                    static_cast<const uint8_t*>(a.flags), a.best, a.count, a.n, stream);
 }
 
 }  // namespace ugs::cuda

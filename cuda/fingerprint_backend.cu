@@ -118,7 +118,7 @@ class CudaBackend final : public Backend {
     }
   }
 
- // The batch's items made on the device chunk by chunk (each chunk's keys from its element sums, which
+  // The batch's items made on the device chunk by chunk (each chunk's keys from its element sums, which
   // never leave the device), then classified there; one item per class comes back.
   void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
                           std::span<const uint64_t> tie, FunctionClasses& out) override {
