@@ -171,10 +171,13 @@ LoweredOp lowered_op(ChunkPlan& plan, const KernelGraph& g, int k, const PlanLim
 void add_wave(std::span<const KernelGraph* const> graphs, int s, const PlanLimits& limits, ChunkPlan& plan) {
   plan.wave.resize(tuning::kNumSmemClasses + 1);
   for (auto& jobs : plan.wave) jobs.clear();
+  LoweredOp low;
   for (size_t i = 0; i < graphs.size(); ++i) {
     const KernelGraph& g = *graphs[i];
     if (s >= g.ops.size()) continue;
-    const LoweredOp low = lowered_op(plan, g, s, limits);
+    // Neighbours in a batch are mostly siblings, which share all but their last op: comparing with
+    // the last op is cheaper than hashing.
+    if (!low.graph || !same_lowering(*low.graph, low.op, g, s)) low = lowered_op(plan, g, s, limits);
     const BlockProgram& p = plan.programs[low.program];
     Job job;
     job.program = low.program;
