@@ -38,7 +38,8 @@ struct LaunchPlan {
 
 // A kernel op build_plan has lowered (its memo: the candidates of a batch share most of their ops).
 struct LoweredOp {
-  const KernelGraph* graph = nullptr;  // the key: the op first lowered to it (same_lowering, lower.h)
+  const KernelGraph* graph = nullptr;  // the key: the op first lowered so (same_lowering, lower.h); a
+                                       // graph of the batch, so only valid while build_plan runs
   int op = 0;
   uint32_t program = 0;
   int arena_class = 0;
