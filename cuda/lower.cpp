@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "tuning.h"
+#include "ugs/util/hash.h"
 
 namespace ugs::cuda {
 namespace {
@@ -401,7 +402,74 @@ void lower_predefined(const KernelGraph& g, const KernelOp& kop, Builder& b, Low
   b.saver(out, O, tile_steps(T, sO));
 }
 
+// Every kernel tensor lower_kernel_op reads the index and shape of: operands, then results.
+FixedVec<int32_t, kMaxBlockInputs + kMaxBlockOutputs> touched_tensors(const KernelGraph& g, int k) {
+  FixedVec<int32_t, kMaxBlockInputs + kMaxBlockOutputs> r;
+  for (int32_t t : g.operands(k)) r.push_back(t);
+  const KernelOp& kop = g.ops[k];
+  const int outs = kop.op.kind == OpKind::Block ? g.blocks[kop.block].outputs.size() : 1;
+  for (int o = 0; o < outs; ++o) r.push_back(kop.first_out + o);
+  return r;
+}
+
+bool same_tiles(const BlockGraph& a, const BlockGraph& b) {
+  if (a.tiles.size() != b.tiles.size()) return false;
+  for (int t = 0; t < a.tiles.size(); ++t)
+    if (!(a.tiles[t].shape == b.tiles[t].shape) || a.tiles[t].post != b.tiles[t].post) return false;
+  return true;
+}
+
+// Everything lower_block reads of a block graph.
+bool same_block(const BlockGraph& a, const BlockGraph& b) {
+  return a.grid == b.grid && a.loop == b.loop && a.inputs == b.inputs && a.ops == b.ops && a.outputs == b.outputs &&
+         same_tiles(a, b);
+}
+
+void add_shape(Hasher& h, const Shape& s) {
+  h.add(uint64_t(s.rank));
+  for (int i = 0; i < s.rank; ++i) h.add(uint64_t(uint32_t(s.d[i])));
+}
+
+void add_op(Hasher& h, const Op& op) {
+  h.add(uint64_t(op.kind)).add(uint64_t(uint8_t(op.dim))).add(uint64_t(uint32_t(op.to)));
+  h.add(uint64_t(uint32_t(op.in[0]))).add(uint64_t(uint32_t(op.in[1])));
+}
+
+// Launch, loaders and ops of a block graph; its savers and tiles follow from them.
+void add_block(Hasher& h, const BlockGraph& bg) {
+  h.add(uint64_t(uint32_t(bg.grid[0]))).add(uint64_t(uint32_t(bg.grid[1]))).add(uint64_t(uint32_t(bg.grid[2])));
+  h.add(uint64_t(uint32_t(bg.loop)));
+  for (const BlockInput& in : bg.inputs)
+    h.add(uint64_t(uint8_t(in.imap[0])) | uint64_t(uint8_t(in.imap[1])) << 8 | uint64_t(uint8_t(in.imap[2])) << 16 |
+          uint64_t(uint8_t(in.fmap)) << 24);
+  for (const Op& op : bg.ops) add_op(h, op);
+}
+
 }  // namespace
+
+bool same_lowering(const KernelGraph& a, int ka, const KernelGraph& b, int kb) {
+  const KernelOp &x = a.ops[ka], &y = b.ops[kb];
+  if (!(x.op == y.op) || x.first_out != y.first_out || x.num_out != y.num_out) return false;
+  if (x.op.kind == OpKind::Block && !same_block(a.blocks[x.block], b.blocks[y.block])) return false;
+  const auto tx = touched_tensors(a, ka), ty = touched_tensors(b, kb);
+  if (!(tx == ty)) return false;
+  for (int32_t t : tx)
+    if (!(a.shape(t) == b.shape(t))) return false;
+  return true;
+}
+
+uint64_t lowering_hash(const KernelGraph& g, int k) {
+  const KernelOp& kop = g.ops[k];
+  Hasher h;
+  add_op(h, kop.op);
+  h.add(uint64_t(uint16_t(kop.first_out)));
+  if (kop.op.kind == OpKind::Block) add_block(h, g.blocks[kop.block]);
+  for (int32_t t : touched_tensors(g, k)) {
+    h.add(uint64_t(uint32_t(t)));
+    add_shape(h, g.shape(t));
+  }
+  return h.value();
+}
 
 Lowered lower_kernel_op(const KernelGraph& g, int k, int threads) {
   Lowered r;

@@ -96,6 +96,8 @@ void ChunkPlan::clear() {
   slot_first.clear();
   n_slots = 0;
   program_of_hash.clear();
+  lowered.clear();
+  lowered_of_hash.clear();
 }
 
 uint64_t padded_elems(const Shape& s) { return (static_cast<uint64_t>(s.numel()) + 1) & ~uint64_t{1}; }
@@ -117,55 +119,81 @@ size_t chunk_end(std::span<const KernelGraph* const> graphs, size_t begin, uint6
   return e;
 }
 
-void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t end, const Resident& r,
-                FieldPair* tensors, const PlanLimits& limits, ChunkPlan& plan) {
-  plan.clear();
-  plan.begin = begin;
-  plan.end = end;
-  const size_t n = end - begin;
-  // Tensors and slots, graph after graph.
-  std::vector<std::array<const FieldPair*, kMaxTensors>> where(n);
+namespace {
+
+// Each graph's tensor addresses (inputs resident, the rest laid out in `tensors` graph after graph)
+// and element-sum slots; returns the most ops of any graph (the number of waves).
+int place_tensors(std::span<const KernelGraph* const> graphs, const Resident& r, FieldPair* tensors, ChunkPlan& plan) {
+  plan.where.resize(graphs.size());
   int waves = 0;
   uint64_t off = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const KernelGraph& g = *graphs[begin + i];
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const KernelGraph& g = *graphs[i];
     check_inputs(g, r);
-    for (int t = 0; t < g.num_inputs; ++t) where[i][t] = r.inputs[t];
+    auto& where = plan.where[i];
+    for (int t = 0; t < g.num_inputs; ++t) where[t] = r.inputs[t];
     for (int t = g.num_inputs; t < g.num_tensors(); ++t) {
-      where[i][t] = tensors + off;
+      where[t] = tensors + off;
       off += padded_elems(g.shape(t));
     }
     plan.slot_first.push_back(plan.n_slots);
     plan.n_slots += static_cast<uint32_t>(g.num_tensors() - g.num_inputs);
     waves = std::max(waves, g.ops.size());
   }
-  // Wave s: op s of every graph, one launch per arena class.
-  std::vector<std::pair<int, Job>> wave;
-  for (int s = 0; s < waves; ++s) {
-    wave.clear();
-    for (size_t i = 0; i < n; ++i) {
-      const KernelGraph& g = *graphs[begin + i];
-      if (s >= g.ops.size()) continue;
-      const Lowered low = lower_kernel_op(g, s, limits.threads);
-      Job job;
-      job.program = intern(plan, low.prog);
-      for (int l = 0; l < low.prog.n_loaders; ++l) job.src[l] = where[i][low.src[l]];
-      for (int o = 0; o < low.prog.n_savers; ++o) {
-        job.dst[o] = const_cast<FieldPair*>(where[i][low.dst[o]]);
-        job.slot[o] = plan.slot_first[i] + static_cast<uint32_t>(low.dst[o] - g.num_inputs);
-      }
-      wave.emplace_back(arena_class(low.prog.arena, limits.smem_bytes), job);
+  return waves;
+}
+
+// Op k of g lowered, its program interned: from the memo when an op the same for lowering was
+// lowered before in this plan (most are), else lowered now and remembered.
+LoweredOp lowered_op(ChunkPlan& plan, const KernelGraph& g, int k, const PlanLimits& limits) {
+  const uint64_t h = lowering_hash(g, k);
+  const auto it = plan.lowered_of_hash.find(h);
+  if (it != plan.lowered_of_hash.end()) {
+    const LoweredOp& seen = plan.lowered[it->second];
+    if (same_lowering(*seen.graph, seen.op, g, k)) return seen;
+  }
+  const Lowered low = lower_kernel_op(g, k, limits.threads);
+  LoweredOp e;
+  e.graph = &g;
+  e.op = k;
+  e.program = intern(plan, low.prog);
+  e.arena_class = arena_class(low.prog.arena, limits.smem_bytes);
+  std::copy(low.src, low.src + kMaxProgIo, e.src);
+  std::copy(low.dst, low.dst + kMaxProgIo, e.dst);
+  if (it == plan.lowered_of_hash.end()) {  // (a hash shared with a different op: not remembered)
+    plan.lowered_of_hash.emplace(h, static_cast<uint32_t>(plan.lowered.size()));
+    plan.lowered.push_back(e);
+  }
+  return e;
+}
+
+// Wave s: op s of every graph, one launch per arena class (classes in order, graphs in order within one).
+void add_wave(std::span<const KernelGraph* const> graphs, int s, const PlanLimits& limits, ChunkPlan& plan) {
+  plan.wave.resize(tuning::kNumSmemClasses + 1);
+  for (auto& jobs : plan.wave) jobs.clear();
+  LoweredOp low;
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const KernelGraph& g = *graphs[i];
+    if (s >= g.ops.size()) continue;
+    // Neighbours in a batch are mostly siblings, which share all but their last op: comparing with
+    // the last op is cheaper than hashing.
+    if (!low.graph || !same_lowering(*low.graph, low.op, g, s)) low = lowered_op(plan, g, s, limits);
+    const BlockProgram& p = plan.programs[low.program];
+    Job job;
+    job.program = low.program;
+    for (int l = 0; l < p.n_loaders; ++l) job.src[l] = plan.where[i][low.src[l]];
+    for (int o = 0; o < p.n_savers; ++o) {
+      job.dst[o] = const_cast<FieldPair*>(plan.where[i][low.dst[o]]);
+      job.slot[o] = plan.slot_first[i] + static_cast<uint32_t>(low.dst[o] - g.num_inputs);
     }
-    std::stable_sort(wave.begin(), wave.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t j = 0; j < wave.size(); ++j) {
-      if (j == 0 || wave[j].first != wave[j - 1].first) {
-        LaunchPlan l;
-        l.first_job = static_cast<uint32_t>(plan.jobs.size());
-        l.on_chip = wave[j].first < tuning::kNumSmemClasses;
-        plan.launches.push_back(l);
-      }
-      LaunchPlan& l = plan.launches.back();
-      Job job = wave[j].second;
+    plan.wave[low.arena_class].push_back(job);
+  }
+  for (int c = 0; c <= tuning::kNumSmemClasses; ++c) {
+    if (plan.wave[c].empty()) continue;
+    LaunchPlan l;
+    l.first_job = static_cast<uint32_t>(plan.jobs.size());
+    l.on_chip = c < tuning::kNumSmemClasses;
+    for (Job job : plan.wave[c]) {
       const BlockProgram& p = plan.programs[job.program];
       job.first_item = l.items;
       l.items += p.blocks();
@@ -173,10 +201,15 @@ void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t
       ++l.n_jobs;
       plan.jobs.push_back(job);
     }
+    plan.launches.push_back(l);
   }
-  // Outputs to compare: those whose count, indices and shapes already agree with the program's.
-  for (size_t i = 0; i < n; ++i) {
-    const KernelGraph& g = *graphs[begin + i];
+}
+
+// Outputs to compare: those whose count, indices and shapes already agree with the program's.
+void add_compares(std::span<const KernelGraph* const> graphs, const Resident& r, const PlanLimits& limits,
+                  ChunkPlan& plan) {
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const KernelGraph& g = *graphs[i];
     bool ok = g.outputs.size() == static_cast<int>(r.want.size());
     for (int o = 0; ok && o < g.outputs.size(); ++o)
       ok = g.outputs[o] >= g.num_inputs && g.shape(g.outputs[o]) == r.want_shapes[o];
@@ -186,7 +219,7 @@ void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t
       CompareItem c;
       c.first_chunk = plan.compare_chunks;
       c.numel = static_cast<uint64_t>(g.shape(t).numel());
-      c.got = where[i][t];
+      c.got = plan.where[i][t];
       c.want = r.want[o];
       c.want_sum = r.want_sums[o];
       c.slot = plan.slot_first[i] + static_cast<uint32_t>(t - g.num_inputs);
@@ -195,6 +228,19 @@ void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t
       plan.compares.push_back(c);
     }
   }
+}
+
+}  // namespace
+
+void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t end, const Resident& r,
+                FieldPair* tensors, const PlanLimits& limits, ChunkPlan& plan) {
+  plan.clear();
+  plan.begin = begin;
+  plan.end = end;
+  const auto chunk = graphs.subspan(begin, end - begin);
+  const int waves = place_tensors(chunk, r, tensors, plan);
+  for (int s = 0; s < waves; ++s) add_wave(chunk, s, limits, plan);
+  add_compares(chunk, r, limits, plan);
 }
 
 void finish_fingerprints(std::span<const KernelGraph* const> graphs, const ChunkPlan& plan, const Resident& r,

@@ -3,6 +3,7 @@
 // every graph lowered to a job, the jobs grouped into launches (wave s holds op s of every graph, so
 // one launch serves many candidates; within a wave, one launch per arena-size class), and the outputs
 // to compare with the program's. Shared by the CUDA backend and its host emulation.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -35,6 +36,17 @@ struct LaunchPlan {
   bool on_chip = true;     // arena in dynamic shared memory, else in device memory
 };
 
+// A kernel op build_plan has lowered (its memo: the candidates of a batch share most of their ops).
+struct LoweredOp {
+  const KernelGraph* graph = nullptr;  // the key: the op first lowered so (same_lowering, lower.h); a
+                                       // graph of the batch, so only valid while build_plan runs
+  int op = 0;
+  uint32_t program = 0;
+  int arena_class = 0;
+  int32_t src[kMaxProgIo] = {};  // kernel tensor of each loader
+  int32_t dst[kMaxProgIo] = {};  // kernel tensor of each saver
+};
+
 struct ChunkPlan {
   size_t begin = 0, end = 0;  // graphs [begin, end) of the batch
   std::vector<BlockProgram> programs;
@@ -46,6 +58,13 @@ struct ChunkPlan {
   std::vector<uint32_t> slot_first;  // per graph: element-sum slot of its first computed tensor
   uint32_t n_slots = 0;
   std::unordered_map<uint64_t, uint32_t> program_of_hash;  // programs shared by identical jobs
+
+  // build_plan's scratch, kept so that its memory is reused: each graph's tensor addresses, the memo
+  // of lowered ops (by lowering_hash), and one wave's jobs per launch class.
+  std::vector<std::array<const FieldPair*, kMaxTensors>> where;
+  std::vector<LoweredOp> lowered;
+  std::unordered_map<uint64_t, uint32_t> lowered_of_hash;
+  std::vector<std::vector<Job>> wave;
 
   void clear();
 };
