@@ -126,14 +126,26 @@ class CudaBackend final : public Backend {
     out.keys.clear();
     out.best.clear();
     if (graphs.empty()) return;
-    const auto n = static_cast<uint32_t>(graphs.size());
     size_t temp_bytes = 0;
-    throw_if(classify_temp_bytes(n, &temp_bytes), "classification scratch size");
-    const ClassLayout at(n, temp_bytes);
+    throw_if(classify_temp_bytes(static_cast<uint32_t>(graphs.size()), &temp_bytes), "classification scratch size");
+    const ClassLayout at(graphs.size(), temp_bytes);
+    make_items(graphs, cost, tie, at);
+    const std::span<const ClassItem> best = classify_items(graphs.size(), at, temp_bytes);
+    for (const ClassItem& c : best) {
+      out.keys.push_back(c.key);
+      out.best.push_back(c.index);
+    }
+  }
+
+ private:
+  // Every graph's ClassItem into the device's items array: cost and tie uploaded, then chunk by chunk
+  // the plan run and the keys made from its sums.
+  void make_items(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
+                  std::span<const uint64_t> tie, const ClassLayout& at) {
     throw_if(classes_.reserve(at.end), "classification memory");
     throw_if(classes_host_.reserve(at.host_end), "classification staging");
-    std::memcpy(classes_host_.as<char>(at.cost), cost.data(), n * sizeof(double));
-    std::memcpy(classes_host_.as<char>(at.tie), tie.data(), n * sizeof(uint64_t));
+    std::memcpy(classes_host_.as<char>(at.cost), cost.data(), cost.size() * sizeof(double));
+    std::memcpy(classes_host_.as<char>(at.tie), tie.data(), tie.size() * sizeof(uint64_t));
     throw_if(cudaMemcpyAsync(classes_.as<char>(), classes_host_.as<char>(), at.items, cudaMemcpyHostToDevice, stream_),
              "cost upload");
     for (size_t b = 0; b < graphs.size();) {
@@ -143,29 +155,28 @@ class CudaBackend final : public Backend {
       throw_if(cudaStreamSynchronize(stream_), "kernels");  // before the staging buffer is refilled
       b = e;
     }
+  }
+
+  // The n items sorted and each class's first selected on the device; those back in host memory.
+  std::span<const ClassItem> classify_items(size_t n, const ClassLayout& at, size_t temp_bytes) {
     ClassifyArgs c;
     c.items = classes_.as<ClassItem>(at.items);
     c.sorted = classes_.as<ClassItem>(at.sorted);
     c.flags = classes_.as<uint8_t>(at.flags);
     c.best = classes_.as<ClassItem>(at.best);
     c.count = classes_.as<int64_t>(at.count);
-    c.n = n;
+    c.n = static_cast<uint32_t>(n);
     c.temp = classes_.as<void>(at.temp);
     throw_if(dispatch_classify(c, temp_bytes, stream_), "classification");
     auto* count = classes_host_.as<int64_t>(at.host_count);
     throw_if(cudaMemcpyAsync(count, c.count, sizeof(int64_t), cudaMemcpyDeviceToHost, stream_), "class count download");
     throw_if(cudaStreamSynchronize(stream_), "classification");
-    const auto* best = classes_host_.as<ClassItem>(at.host_best);
-    throw_if(cudaMemcpyAsync(classes_host_.as<char>(at.host_best), c.best, *count * sizeof(ClassItem),
-                             cudaMemcpyDeviceToHost, stream_), "class download");
+    auto* best = classes_host_.as<ClassItem>(at.host_best);
+    throw_if(cudaMemcpyAsync(best, c.best, *count * sizeof(ClassItem), cudaMemcpyDeviceToHost, stream_), "class download");
     throw_if(cudaStreamSynchronize(stream_), "class download");
-    for (int64_t j = 0; j < *count; ++j) {
-      out.keys.push_back(best[j].key);
-      out.best.push_back(best[j].index);
-    }
+    return {best, static_cast<size_t>(*count)};
   }
 
- private:
   void run_chunk(std::span<const KernelGraph* const> graphs, size_t b, size_t e, Fingerprints& out) {
     const Layout at = enqueue_chunk(graphs, b, e, false);
     throw_if(cudaMemcpyAsync(staging_.as<char>(at.sums), plan_dev_.as<char>(at.sums), at.results_end - at.sums,
