@@ -1,18 +1,14 @@
 // A chunk's key plan (function_keys.h).
 #include "function_keys.h"
 
-#include "ugs/util/hash.h"
-
 namespace ugs::cuda {
 namespace {
 
 uint32_t intern_shape(const Shape& s, KeyPlan& out) {
-  Hasher h;
-  h.add(static_cast<uint64_t>(s.rank));
-  for (int i = 0; i < s.rank; ++i) h.add(static_cast<uint64_t>(s.d[i]));
   KeyShape k{s.rank, {1, 1, 1, 1}};
   for (int i = 0; i < s.rank; ++i) k.d[i] = s.d[i];
-  const auto [it, fresh] = out.shape_index.try_emplace(h.value(), static_cast<uint32_t>(out.shapes.size()));
+  const uint64_t h = finish_tensor_hash(0, s);  // the shape's part of a tensor hash
+  const auto [it, fresh] = out.shape_index.try_emplace(h, static_cast<uint32_t>(out.shapes.size()));
   if (fresh) {
     out.shapes.push_back(k);
     return it->second;
@@ -37,8 +33,8 @@ void build_key_plan(std::span<const KernelGraph* const> graphs, const ChunkPlan&
   out.shape_index.clear();
   for (size_t i = 0; i < plan.end - plan.begin; ++i) {
     const KernelGraph& g = *graphs[plan.begin + i];
-    KeyGraph k{plan.slot_first[i], 0, static_cast<uint8_t>(g.num_inputs), static_cast<uint8_t>(g.num_tensors())};
-    for (int32_t t : g.open_tensors()) k.open |= uint32_t{1} << t;
+    const KeyGraph k{plan.slot_first[i], open_mask(g), static_cast<uint8_t>(g.num_inputs),
+                     static_cast<uint8_t>(g.num_tensors())};
     for (int t = g.num_inputs; t < g.num_tensors(); ++t)
       out.shape_of[k.slot_first + t - g.num_inputs] = intern_shape(g.shape(t), out);
     out.graphs.push_back(k);
