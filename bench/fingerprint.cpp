@@ -1,6 +1,7 @@
 // Fingerprint throughput: candidates per second through the CPU backend (2 OpenMP threads) and the
 // CUDA backend, each on a batch of N copies of one candidate (the program itself, or its reference
-// μGraph), and the fraction of the device's bounds the CUDA backend reaches.
+// μGraph), and the fraction of the device's bounds the CUDA backend reaches; then a full-size run's
+// setup on the host against the CUDA backend's, made on the device.
 //   bench_fingerprint [--reps N]
 //
 // Bounds (per candidate; eval/op_count.h counts the field ops, a multiply-add as 2):
@@ -85,7 +86,7 @@ void row(const Workload& w, int reps) {
               std::string(ugs::name_of(w.field)).c_str(), ops, bytes, bound_s * 1e6);
   std::printf(" %6d %11.4g", w.cpu_n, cpu_rate);
   std::string why;
-  const auto gpu = ugs::cuda::make_backend(setup, &why);
+  const auto gpu = ugs::cuda::make_backend(p, w.field, 1, &why);
   if (!gpu) {
     std::printf("   (CUDA skipped)\n");
     return;
@@ -93,6 +94,33 @@ void row(const Workload& w, int reps) {
   const double t = seconds_per_call(*gpu, g, w.cuda_n, reps) / w.cuda_n;
   std::printf(" %6d %11.4g %8.1f %9.1f %7.1f%% %7.1f%% %7.2f\n", w.cuda_n, 1 / t, (1 / t) / cpu_rate, t * 1e6,
               100 * ops * kSlotsPerOp / kImadSlotsPerSecond / t, 100 * bytes / kBytesPerSecond / t, t / bound_s);
+}
+
+template <class F>
+double best_seconds(int reps, F f) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+// A run's setup (inputs drawn, the program evaluated on them): on the host, as the CPU backend gets it
+// (2 threads), against the CUDA backend's own, made on the device (the CUDA context made beforehand).
+void setup_row(const char* program, ugs::FieldKind field, int reps) {
+  const ugs::KernelGraph p = ugs::load_program(program).graph;
+  omp_set_num_threads(2);
+  const double host = best_seconds(reps, [&] { ugs::FingerprintSetup::make(p, field, 1); });
+  std::printf("setup %-22s %-7s host %8.4f s", program, std::string(ugs::name_of(field)).c_str(), host);
+  std::string why;
+  if (!ugs::cuda::make_backend(p, field, 1, &why)) {
+    std::printf("   (CUDA skipped)\n");
+    return;
+  }
+  const double device = best_seconds(reps, [&] { ugs::cuda::make_backend(p, field, 1, &why); });
+  std::printf("   device %8.4f s   host/device %7.1f\n", device, host / device);
 }
 
 }  // namespace
@@ -121,6 +149,8 @@ int main(int argc, char** argv) {
       {"rmsnorm_linear", "program", 4, 64, M},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, M},
   };
   for (const Workload& w : loads) row(w, reps);
+  setup_row("rmsnorm_linear", W, reps);
+  setup_row("rmsnorm_linear", M, reps);
   if (ugs::cuda::device_count() == 0) std::printf("CUDA skipped: %s\n", ugs::cuda::device_description().c_str());
   return 0;
 }

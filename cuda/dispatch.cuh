@@ -39,6 +39,15 @@ struct CompareArgs {
 };
 cudaError_t dispatch_compare(const CompareArgs& args, int ctas, cudaStream_t stream);
 
+// out[0, n) = the input of stream `stream` (draw_inputs.h); *sum += its element sum (*sum zeroed first).
+struct DrawArgs {
+  FieldPair* out = nullptr;
+  uint64_t n = 0;
+  uint64_t stream = 0;
+  uint64_t* sum = nullptr;
+};
+cudaError_t dispatch_draw_input(FieldKind field, const DrawArgs& a, int ctas, cudaStream_t stream);
+
 // items[a.first + i] = key_item(a, i) for the chunk's a.n graphs.
 cudaError_t dispatch_function_keys(const KeyArgs& a, cudaStream_t stream);
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "agent_interpret.h"
+#include "draw_inputs.h"
 #include "function_keys.h"
 #include "plan.h"
 #include "tuning.h"
@@ -92,11 +93,38 @@ void run_launch(const ChunkPlan& plan, const LaunchPlan& l, const A& ar, uint64_
 
 class EmulatedBackend final : public Backend {
  public:
-  EmulatedBackend(FingerprintSetup setup, int threads, uint64_t budget_elems)
-      : s_(std::move(setup)),
-        r_(resident_on_host(s_)),
+  // As the device makes its setup (fingerprint_backend.cu): the inputs drawn by the same element
+  // function, then the program run through a plan of its own.
+  EmulatedBackend(const KernelGraph& program, FieldKind field, uint64_t seed, int threads, uint64_t budget_elems)
+      : field_(field),
+        omega_(omega_of_seed(field, seed)),
         threads_(std::clamp(threads, 1, tuning::kThreads)),
-        budget_elems_(budget_elems) {}
+        budget_elems_(budget_elems),
+        inputs_(program.num_inputs),
+        want_(program.outputs.size()) {
+    std::vector<const FieldPair*> where;
+    std::vector<uint64_t> sums;
+    for (int i = 0; i < program.num_inputs; ++i) {
+      inputs_[i].resize(program.shape(i).numel());
+      const uint64_t stream = input_stream(seed, i);
+      uint64_t sum = 0;
+      with_field(field, [&](auto ar) {
+        for (uint64_t e = 0; e < inputs_[i].size(); ++e)
+          sum += draw_input_element<decltype(ar)>(stream, e, inputs_[i].data());
+      });
+      where.push_back(inputs_[i].data());
+      sums.push_back(sum);
+    }
+    adopt_inputs(program, where, sums, r_);
+    const KernelGraph* one = &program;
+    each_chunk(std::span(&one, 1), [&](const std::vector<uint64_t>& work_sums) {
+      const std::vector<const FieldPair*> at = adopt_outputs(program, plan_, work_sums.data(), sums, r_);
+      for (size_t o = 0; o < at.size(); ++o) {
+        want_[o].assign(at[o], at[o] + r_.want_shapes[o].numel());
+        r_.want.push_back(want_[o].data());
+      }
+    });
+  }
 
   BackendKind kind() const override { return BackendKind::Cuda; }
 
@@ -149,8 +177,8 @@ class EmulatedBackend final : public Backend {
       tensors_.assign(need, FieldPair{});
       build_plan(graphs, b, e, r_, tensors_.data(), limits, plan_);
       std::vector<uint64_t> sums(plan_.n_slots, 0);
-      with_field(s_.field, [&](auto ar) {
-        ar.omega = s_.omega;
+      with_field(field_, [&](auto ar) {
+        ar.omega = omega_;
         for (const LaunchPlan& l : plan_.launches) run_launch(plan_, l, ar, sums.data(), threads_);
       });
       done(sums);
@@ -158,10 +186,12 @@ class EmulatedBackend final : public Backend {
     }
   }
 
-  FingerprintSetup s_;
-  Resident r_;
+  FieldKind field_;
+  uint32_t omega_;
   uint32_t threads_;
   uint64_t budget_elems_;
+  std::vector<std::vector<FieldPair>> inputs_, want_;
+  Resident r_;
   std::mutex mu_;
   std::vector<FieldPair> tensors_;
   ChunkPlan plan_;
@@ -170,8 +200,9 @@ class EmulatedBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_emulated_backend(FingerprintSetup setup, int threads, uint64_t budget_elems) {
-  return std::make_unique<EmulatedBackend>(std::move(setup), threads, budget_elems);
+std::unique_ptr<Backend> make_emulated_backend(const KernelGraph& program, FieldKind field, uint64_t seed, int threads,
+                                               uint64_t budget_elems) {
+  return std::make_unique<EmulatedBackend>(program, field, seed, threads, budget_elems);
 }
 
 }  // namespace ugs::cuda

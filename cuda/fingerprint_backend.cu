@@ -1,11 +1,11 @@
-// The CUDA fingerprint backend (issue 6). The run's inputs and the program's outputs are uploaded once;
-// a batch is cut into chunks whose tensors fit a budget, and each chunk is one plan (cuda/plan.h):
-// one upload of its programs, jobs and comparisons, one interpreter launch per wave and arena class
-// (op s of every candidate in the same launch), one comparison launch, one download of the element
-// sums and match flags, one synchronization. Function classes (--dedup function) keep the sums on the
-// device: keys made there per chunk, one CUB sort and select per batch (classify.cu). Memory comes
-// from grow-only buffers. A mutex serializes callers (the depth-first drivers call from several
-// threads), as Mirage's lock does.
+// The CUDA fingerprint backend (issue 6). The run's inputs are drawn on the device and the program
+// evaluated there once; both stay resident, and only their element sums come to the host. A batch is cut
+// into chunks whose tensors fit a budget, and each chunk is one plan (cuda/plan.h): one upload of its
+// programs, jobs and comparisons, one interpreter launch per wave and arena class (op s of every
+// candidate in the same launch), one comparison launch, one download of the element sums and match
+// flags, one synchronization. Function classes (--dedup function) keep the sums on the device: keys made
+// there per chunk, one CUB sort and select per batch (classify.cu). Memory comes from grow-only buffers.
+// A mutex serializes callers (the depth-first drivers call from several threads), as Mirage's lock does.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -15,6 +15,7 @@
 
 #include "device_buffer.cuh"
 #include "dispatch.cuh"
+#include "draw_inputs.h"
 #include "error.cuh"
 #include "plan.h"
 #include "tuning.h"
@@ -73,37 +74,37 @@ class CudaBackend final : public Backend {
     if (stream_) cudaStreamDestroy(stream_);
   }
 
-  // Uploads the resident tensors and reads the device's limits.
-  cudaError_t init(const FingerprintSetup& s) {
-    field_ = s.field;
-    omega_ = s.omega;
-    r_ = resident_on_host(s);
-    UGS_CUDA_TRY(cudaSetDevice(0));
-    UGS_CUDA_TRY(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0));
-    UGS_CUDA_TRY(interpret_prepare(0, &smem_limit_));
-    UGS_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    size_t total = 0;
-    for (const auto& t : s.inputs) total += align16(t.data.size() * sizeof(FieldPair));
-    for (const auto& t : s.want) total += align16(t.data.size() * sizeof(FieldPair));
-    total += r_.input_hashes.size() * sizeof(uint64_t);
-    UGS_CUDA_TRY(resident_.reserve(std::max<size_t>(total, 16)));
+  // The setup made on the device (plan.h's adopt_inputs and adopt_outputs): the inputs drawn where they
+  // stay, then the program run as a chunk of its own; only element sums cross to the host.
+  void init(const KernelGraph& program, FieldKind field, uint64_t seed) {
+    field_ = field;
+    omega_ = omega_of_seed(field, seed);
+    throw_if(open_device(), "opening the device");
+    size_t total = 2 * program.num_inputs * sizeof(uint64_t);  // the inputs' hashes, then their sums
+    for (int i = 0; i < program.num_inputs; ++i) total += align16(program.shape(i).numel() * sizeof(FieldPair));
+    for (int32_t t : program.outputs) total += align16(program.shape(t).numel() * sizeof(FieldPair));
+    throw_if(resident_.reserve(std::max<size_t>(total, 16)), "resident memory");
     size_t off = 0;
-    auto upload = [&](const Tensor<FieldPair>& t, const FieldPair*& where) {
+    auto take = [&](const Shape& s) {
       FieldPair* d = resident_.as<FieldPair>(off);
-      where = d;
-      off += align16(t.data.size() * sizeof(FieldPair));
-      return cudaMemcpy(d, t.data.data(), t.data.size() * sizeof(FieldPair), cudaMemcpyHostToDevice);
+      off += align16(s.numel() * sizeof(FieldPair));
+      return d;
     };
-    for (size_t i = 0; i < s.inputs.size(); ++i) UGS_CUDA_TRY(upload(s.inputs[i], r_.inputs[i]));
-    for (size_t i = 0; i < s.want.size(); ++i) UGS_CUDA_TRY(upload(s.want[i], r_.want[i]));
-    uint64_t* input_hashes = resident_.as<uint64_t>(off);
-    input_hashes_ = input_hashes;
-    UGS_CUDA_TRY(cudaMemcpy(input_hashes, r_.input_hashes.data(), r_.input_hashes.size() * sizeof(uint64_t),
-                            cudaMemcpyHostToDevice));
+    std::vector<const FieldPair*> inputs;
+    for (int i = 0; i < program.num_inputs; ++i) inputs.push_back(take(program.shape(i)));
+    std::vector<FieldPair*> want;
+    for (int32_t t : program.outputs) want.push_back(take(program.shape(t)));
+    auto* hashes = resident_.as<uint64_t>(off);
+    std::vector<uint64_t> sums(program.num_inputs);
+    throw_if(draw_inputs(program, seed, inputs, hashes + program.num_inputs, sums), "drawing the inputs");
+    adopt_inputs(program, inputs, sums, r_);
+    input_hashes_ = hashes;
+    throw_if(cudaMemcpyAsync(hashes, r_.input_hashes.data(), sums.size() * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                             stream_), "input hashes");
     size_t free_bytes = 0, total_bytes = 0;
-    UGS_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    throw_if(cudaMemGetInfo(&free_bytes, &total_bytes), "memory size");
     budget_elems_ = std::min(tuning::kTensorBudgetBytes, free_bytes / 3) / sizeof(FieldPair);
-    return cudaSuccess;
+    run_program(program, sums, want);
   }
 
   BackendKind kind() const override { return BackendKind::Cuda; }
@@ -175,6 +176,46 @@ class CudaBackend final : public Backend {
     throw_if(cudaMemcpyAsync(best, c.best, *count * sizeof(ClassItem), cudaMemcpyDeviceToHost, stream_), "class download");
     throw_if(cudaStreamSynchronize(stream_), "class download");
     return {best, static_cast<size_t>(*count)};
+  }
+
+  cudaError_t open_device() {
+    UGS_CUDA_TRY(cudaSetDevice(0));
+    UGS_CUDA_TRY(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0));
+    UGS_CUDA_TRY(interpret_prepare(0, &smem_limit_));
+    return cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+  }
+
+  // Each input into its place in `where`, its element sum into sums (by way of device_sums).
+  cudaError_t draw_inputs(const KernelGraph& program, uint64_t seed, std::span<const FieldPair* const> where,
+                          uint64_t* device_sums, std::vector<uint64_t>& sums) {
+    UGS_CUDA_TRY(cudaMemsetAsync(device_sums, 0, sums.size() * sizeof(uint64_t), stream_));
+    for (int i = 0; i < program.num_inputs; ++i) {
+      DrawArgs a;
+      a.out = const_cast<FieldPair*>(where[i]);
+      a.n = static_cast<uint64_t>(program.shape(i).numel());
+      a.stream = input_stream(seed, i);
+      a.sum = device_sums + i;
+      UGS_CUDA_TRY(dispatch_draw_input(field_, a, sms_ * 8, stream_));
+    }
+    UGS_CUDA_TRY(cudaMemcpyAsync(sums.data(), device_sums, sums.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_));
+    return cudaStreamSynchronize(stream_);
+  }
+
+  // The program as the only graph of a chunk (nothing to compare yet), its outputs then copied to
+  // `want`, where they stay.
+  void run_program(const KernelGraph& program, std::span<const uint64_t> input_sums, std::span<FieldPair* const> want) {
+    const KernelGraph* one = &program;
+    const Layout at = enqueue_chunk(std::span(&one, 1), 0, 1, false);
+    throw_if(cudaMemcpyAsync(staging_.as<char>(at.sums), plan_dev_.as<char>(at.sums), at.match - at.sums,
+                             cudaMemcpyDeviceToHost, stream_), "result download");
+    throw_if(cudaStreamSynchronize(stream_), "the program's kernels");
+    const std::vector<const FieldPair*> where = adopt_outputs(program, plan_, staging_.as<uint64_t>(at.sums), input_sums, r_);
+    for (size_t o = 0; o < where.size(); ++o) {
+      throw_if(cudaMemcpyAsync(want[o], where[o], r_.want_shapes[o].numel() * sizeof(FieldPair), cudaMemcpyDeviceToDevice,
+                               stream_), "the program's outputs");
+      r_.want.push_back(want[o]);
+    }
+    throw_if(cudaStreamSynchronize(stream_), "the program's outputs");
   }
 
   void run_chunk(std::span<const KernelGraph* const> graphs, size_t b, size_t e, Fingerprints& out) {
@@ -304,15 +345,17 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(const FingerprintSetup& setup, std::string* why_not) {
+std::unique_ptr<Backend> make_backend(const KernelGraph& program, FieldKind field, uint64_t seed, std::string* why_not) {
   if (device_count() == 0) {
     *why_not = device_description();
     return nullptr;
   }
   auto b = std::make_unique<CudaBackend>();
-  if (const cudaError_t e = b->init(setup); e != cudaSuccess) {
+  try {
+    b->init(program, field, seed);
+  } catch (const std::exception& e) {
     cudaGetLastError();
-    *why_not = std::string("CUDA error while setting up: ") + cudaGetErrorString(e);
+    *why_not = std::string("while setting up: ") + e.what();
     return nullptr;
   }
   return b;

@@ -86,6 +86,28 @@ Resident resident_on_host(const FingerprintSetup& s) {
   return r;
 }
 
+void adopt_inputs(const KernelGraph& program, std::span<const FieldPair* const> where,
+                  std::span<const uint64_t> sums, Resident& r) {
+  r = Resident{};
+  for (int i = 0; i < program.num_inputs; ++i) {
+    r.input_shapes.push_back(program.shape(i));
+    r.inputs.push_back(where[i]);
+    r.input_hashes.push_back(finish_tensor_hash(sums[i], program.shape(i)));
+  }
+}
+
+std::vector<const FieldPair*> adopt_outputs(const KernelGraph& program, const ChunkPlan& plan, const uint64_t* sums,
+                                            std::span<const uint64_t> input_sums, Resident& r) {
+  std::vector<const FieldPair*> where;
+  for (int32_t t : program.outputs) {
+    const bool input = t < program.num_inputs;
+    r.want_shapes.push_back(program.shape(t));
+    r.want_sums.push_back(input ? input_sums[t] : sums[plan.slot_first[0] + t - program.num_inputs]);
+    where.push_back(input ? r.inputs[t] : plan.where[0][t]);
+  }
+  return where;
+}
+
 void ChunkPlan::clear() {
   programs.clear();
   jobs.clear();

@@ -92,4 +92,14 @@ void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t
 void finish_fingerprints(std::span<const KernelGraph* const> graphs, const ChunkPlan& plan, const Resident& r,
                          const uint64_t* sums, const uint8_t* match, Fingerprints& out);
 
+// The setup made where the work runs instead (the CUDA backend: on the device, no host copy), in two
+// steps. First the inputs, drawn there (draws.h) into `where` with their element sums `sums`.
+void adopt_inputs(const KernelGraph& program, std::span<const FieldPair* const> where,
+                  std::span<const uint64_t> sums, Resident& r);
+// Then the program itself, run as the only graph of `plan` (r without `want`: nothing to compare) with
+// its work's element sums `sums`: its outputs' shapes and sums into r. Returns where each output now
+// is, for the backend to copy to memory of its own and point r.want at.
+std::vector<const FieldPair*> adopt_outputs(const KernelGraph& program, const ChunkPlan& plan, const uint64_t* sums,
+                                            std::span<const uint64_t> input_sums, Resident& r);
+
 }  // namespace ugs::cuda

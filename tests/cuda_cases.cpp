@@ -111,9 +111,8 @@ void expect_matches_cpu(const std::string& what, const KernelGraph& program, con
   const auto ptrs = pointers(graphs);
   for (FieldKind f : kFields) {
     SCOPED_TRACE(what + " " + std::string(name_of(f)));
-    const FingerprintSetup setup = FingerprintSetup::make(program, f, seed);
-    const auto cpu = make_cpu_backend(setup);
-    const auto tested = make(setup);
+    const auto cpu = make_cpu_backend(FingerprintSetup::make(program, f, seed));
+    const auto tested = make(program, f, seed);
     ASSERT_TRUE(tested);
     EXPECT_EQ(compare_backends(*cpu, *tested, ptrs), "");
     if (!check) continue;
@@ -157,9 +156,8 @@ void expect_function_classes_match_cpu(const BackendMaker& make) {
     const auto ptrs = pointers(batch);
     for (FieldKind f : kFields) {
       SCOPED_TRACE(name + " " + std::string(name_of(f)));
-      const FingerprintSetup setup = FingerprintSetup::make(p, f, 23);
-      const auto cpu = make_cpu_backend(setup);
-      const auto tested = make(setup);
+      const auto cpu = make_cpu_backend(FingerprintSetup::make(p, f, 23));
+      const auto tested = make(p, f, 23);
       ASSERT_TRUE(tested);
       EXPECT_EQ(compare_classes(*cpu, *tested, ptrs), "");
       FunctionClasses c;

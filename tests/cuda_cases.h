@@ -29,8 +29,10 @@ std::vector<const KernelGraph*> pointers(const std::vector<KernelGraph>& graphs)
 // "" when a and b give the same hashes and match flags for every graph, else the first difference.
 std::string compare_backends(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs);
 
-// The backend under test (the device's, or its emulation on host threads) for a setup; null fails.
-using BackendMaker = std::function<std::unique_ptr<Backend>(const FingerprintSetup&)>;
+// The backend under test (the device's, or its emulation on host threads) for the run of a program
+// in a field from a seed, which makes its own setup; null fails. It is compared with the CPU backend
+// of FingerprintSetup::make, so its setup is checked too.
+using BackendMaker = std::function<std::unique_ptr<Backend>(const KernelGraph& program, FieldKind field, uint64_t seed)>;
 
 // The cases both test_cuda and test_cuda_emulator run, each in both fields against the CPU backend:
 // every _small program against itself (it must match), a reference μGraph's batch (the reference must

@@ -63,9 +63,9 @@ TEST(Cuda, WithoutADeviceTheKernelSaysSo) {
 
 // --- The fingerprint backend (issue 6): the device against the CPU backend, bit for bit. ---
 
-std::unique_ptr<Backend> cuda_backend(const FingerprintSetup& setup) {
+std::unique_ptr<Backend> cuda_backend(const KernelGraph& program, FieldKind field, uint64_t seed) {
   std::string why;
-  auto b = cuda::make_backend(setup, &why);
+  auto b = cuda::make_backend(program, field, seed, &why);
   EXPECT_TRUE(b) << why;
   return b;
 }
@@ -85,7 +85,7 @@ TEST(CudaBackend, WithoutADeviceCudaIsRefusedWithAReasonAndAutoFallsBackToCpu) {
   }
   EXPECT_EQ(make_backend(BackendKind::Auto, p, FieldKind::Wide, 1)->kind(), BackendKind::Cpu);
   std::string why;
-  EXPECT_EQ(cuda::make_backend(FingerprintSetup::make(p, FieldKind::Wide, 1), &why), nullptr);
+  EXPECT_EQ(cuda::make_backend(p, FieldKind::Wide, 1, &why), nullptr);
   EXPECT_FALSE(why.empty());
 }
 
@@ -114,7 +114,7 @@ TEST(CudaBackend, FunctionClassesAsTheCpuMakesThem) {
   UGS_REQUIRE_DEVICE();
   test::expect_function_classes_match_cpu(cuda_backend);
   const KernelGraph p = load_program("rmsnorm_linear_small").graph;
-  const auto gpu = cuda_backend(FingerprintSetup::make(p, FieldKind::Wide, 1));
+  const auto gpu = cuda_backend(p, FieldKind::Wide, 1);
   FunctionClasses c;
   gpu->classify_functions({}, {}, {}, c);
   EXPECT_TRUE(c.keys.empty());
@@ -131,9 +131,8 @@ TEST(CudaBackend, AMixedBatchOfThousandsOfCandidates) {
     batch.push_back(p);
   }
   const auto ptrs = test::pointers(batch);
-  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 3);
-  const auto cpu = make_cpu_backend(setup);
-  const auto gpu = cuda_backend(setup);
+  const auto cpu = make_cpu_backend(FingerprintSetup::make(p, FieldKind::Wide, 3));
+  const auto gpu = cuda_backend(p, FieldKind::Wide, 3);
   ASSERT_TRUE(gpu);
   EXPECT_EQ(test::compare_backends(*cpu, *gpu, ptrs), "");
   EXPECT_EQ(test::compare_classes(*cpu, *gpu, ptrs), "");
@@ -145,9 +144,8 @@ TEST(CudaBackend, ConcurrentCallersGetTheirOwnResults) {
   const KernelGraph p = load_program("gqa_small").graph;
   std::vector<KernelGraph> batch = test::reference_batch("gqa_small", true);
   for (const KernelGraph& g : test::random_graphs(p, 40, 5)) batch.push_back(g);
-  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 8);
-  const auto cpu = make_cpu_backend(setup);
-  const auto gpu = cuda_backend(setup);
+  const auto cpu = make_cpu_backend(FingerprintSetup::make(p, FieldKind::Wide, 8));
+  const auto gpu = cuda_backend(p, FieldKind::Wide, 8);
   ASSERT_TRUE(gpu);
   Fingerprints want;
   cpu->fingerprint(test::pointers(batch), want);

@@ -33,7 +33,9 @@ TEST(CudaPlan, FastDivIsExactBelow2To31) {
 }
 
 test::BackendMaker emulator(int threads) {
-  return [threads](const FingerprintSetup& setup) { return cuda::make_emulated_backend(setup, threads); };
+  return [threads](const KernelGraph& program, FieldKind field, uint64_t seed) {
+    return cuda::make_emulated_backend(program, field, seed, threads);
+  };
 }
 
 TEST(CudaEmulator, EverySmallProgramMatchesItselfAsTheCpuSays) {
@@ -55,10 +57,9 @@ TEST(CudaEmulator, ABatchInChunks) {
   std::vector<KernelGraph> batch = test::random_graphs(p, 30, 4);
   for (const KernelGraph& g : test::reference_batch("lora_small", true)) batch.push_back(g);
   const auto ptrs = test::pointers(batch);
-  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 2);
-  const auto cpu = make_cpu_backend(setup);
+  const auto cpu = make_cpu_backend(FingerprintSetup::make(p, FieldKind::Wide, 2));
   for (uint64_t budget : {uint64_t{1}, uint64_t{5000}, uint64_t{40000}}) {
-    const auto emu = cuda::make_emulated_backend(setup, 2, budget);
+    const auto emu = cuda::make_emulated_backend(p, FieldKind::Wide, 2, 2, budget);
     EXPECT_EQ(test::compare_backends(*cpu, *emu, ptrs), "") << "budget " << budget;
   }
 }
@@ -71,19 +72,17 @@ TEST(CudaEmulator, FunctionClassesAsTheCpuMakesThem) {
   std::vector<KernelGraph> batch = test::random_graphs(p, 30, 4);
   for (size_t i = 0; i < 30; i += 3) batch.push_back(batch[i]);
   const auto ptrs = test::pointers(batch);
-  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 2);
-  const auto cpu = make_cpu_backend(setup);
+  const auto cpu = make_cpu_backend(FingerprintSetup::make(p, FieldKind::Wide, 2));
   for (uint64_t budget : {uint64_t{1}, uint64_t{5000}}) {
-    const auto emu = cuda::make_emulated_backend(setup, 2, budget);
+    const auto emu = cuda::make_emulated_backend(p, FieldKind::Wide, 2, 2, budget);
     EXPECT_EQ(test::compare_classes(*cpu, *emu, ptrs), "") << "budget " << budget;
   }
 }
 
 TEST(CudaEmulator, AnEmptyBatchAndAGraphWithoutOps) {
   const KernelGraph p = load_program("rmsnorm_linear_small").graph;
-  const FingerprintSetup setup = FingerprintSetup::make(p, FieldKind::Wide, 1);
-  const auto cpu = make_cpu_backend(setup);
-  const auto emu = cuda::make_emulated_backend(setup, 4);
+  const auto cpu = make_cpu_backend(FingerprintSetup::make(p, FieldKind::Wide, 1));
+  const auto emu = cuda::make_emulated_backend(p, FieldKind::Wide, 1, 4);
   EXPECT_EQ(test::compare_backends(*cpu, *emu, {}), "");
   KernelGraph inputs_only;
   for (int i = 0; i < p.num_inputs; ++i) inputs_only.add_input(p.shape(i));

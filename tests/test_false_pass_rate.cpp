@@ -10,6 +10,7 @@
 
 #include "reference_mutants.h"
 #include "test_util.h"
+#include "ugs/eval/draws.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/field/field.h"
 #include "ugs/ir/canonical.h"
@@ -27,7 +28,7 @@ std::vector<int> passes_per_mutant(const KernelGraph& program, const std::vector
 #pragma omp parallel for schedule(dynamic, 8)
   for (int s = 0; s < seeds; ++s) {
     A ar;
-    ar.omega = A::draw_omega(splitmix64(s ^ 0x6f6d656761ull));
+    ar.omega = omega_of_seed<A>(s);
     const auto in = make_inputs<A>(program, s);
     const auto want = evaluate(ar, program, std::span(in))[0].data;
     for (size_t k = 0; k < cases.size(); ++k)

@@ -18,7 +18,7 @@ std::string field_matmul(FieldKind, const FieldPair*, const FieldPair*, FieldPai
 
 namespace ugs::cuda {
 
-std::unique_ptr<Backend> make_backend(const FingerprintSetup&, std::string* why_not) {
+std::unique_ptr<Backend> make_backend(const KernelGraph&, FieldKind, uint64_t, std::string* why_not) {
   *why_not = "this ugsearch was built without CUDA";
   return nullptr;
 }

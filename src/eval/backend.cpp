@@ -2,6 +2,7 @@
 #include "ugs/eval/backend.h"
 
 #include "ugs/cuda/backend.h"
+#include "ugs/eval/draws.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/fingerprint.h"
 #include "ugs/util/error.h"
@@ -30,7 +31,7 @@ FingerprintSetup FingerprintSetup::make(const KernelGraph& program, FieldKind fi
   s.field = field;
   with_field(field, [&](auto ar) {
     using A = decltype(ar);
-    s.omega = ar.omega = A::draw_omega(splitmix64(seed ^ 0x6f6d656761ull));
+    s.omega = ar.omega = omega_of_seed(field, seed);
     s.inputs = make_inputs<A>(program, seed);
     s.want = evaluate(ar, program, std::span<const Tensor<FieldPair>>(s.inputs));
   });
@@ -38,15 +39,15 @@ FingerprintSetup FingerprintSetup::make(const KernelGraph& program, FieldKind fi
   return s;
 }
 
+// A device backend makes its setup on the device; the host makes one only for the CPU backend.
 std::unique_ptr<Backend> make_backend(BackendKind kind, const KernelGraph& program, FieldKind field, uint64_t seed) {
-  FingerprintSetup setup = FingerprintSetup::make(program, field, seed);
-  if (kind == BackendKind::Cpu) return make_cpu_backend(std::move(setup));
-  std::string why_not;
-  std::unique_ptr<Backend> b = cuda::make_backend(setup, &why_not);
-  if (b) return b;
-  if (kind == BackendKind::Cuda)
-    throw InputError("--backend cuda: no CUDA backend here (" + why_not + "); use --backend cpu or auto");
-  return make_cpu_backend(std::move(setup));
+  if (kind != BackendKind::Cpu) {
+    std::string why_not;
+    if (std::unique_ptr<Backend> b = cuda::make_backend(program, field, seed, &why_not)) return b;
+    if (kind == BackendKind::Cuda)
+      throw InputError("--backend cuda: no CUDA backend here (" + why_not + "); use --backend cpu or auto");
+  }
+  return make_cpu_backend(FingerprintSetup::make(program, field, seed));
 }
 
 }  // namespace ugs

@@ -8,6 +8,7 @@
 
 #include "block_emulator.h"
 #include "tensor_ops.h"
+#include "ugs/eval/draws.h"
 #include "ugs/eval/real_arith.h"
 #include "ugs/field/field.h"
 #include "ugs/util/hash.h"
@@ -99,10 +100,9 @@ std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_
   std::vector<Tensor<typename A::Value>> r;
   for (int i = 0; i < g.num_inputs; ++i) {
     Tensor<typename A::Value> t(g.shape(i));
-    const uint64_t stream = splitmix64(splitmix64(seed) ^ (0xD1B54A32D192ED03ull * (i + 1)));
-    // Element e depends on e alone: any split draws the same tensor (a full-size weight is 25M draws).
+    const uint64_t stream = input_stream(seed, i);
 #pragma omp parallel for schedule(static) if (t.numel() >= (int64_t{1} << 16))
-    for (int64_t e = 0; e < t.numel(); ++e) t.data[e] = A::sample(splitmix64(stream + e));
+    for (int64_t e = 0; e < t.numel(); ++e) t.data[e] = A::sample(input_bits(stream, static_cast<uint64_t>(e)));
     r.push_back(std::move(t));
   }
   return r;

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ugs/eval/draws.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/real_arith.h"
 #include "ugs/field/exp_table.h"
@@ -34,7 +35,7 @@ template <class A>
 Case<A> make_case(const KernelGraph& program, uint64_t seed, uint64_t* zeros) {
   Case<A> c;
   if constexpr (!std::is_same_v<A, RealArith>) {
-    c.ar.omega = A::draw_omega(splitmix64(seed ^ 0x6f6d656761ull));
+    c.ar.omega = omega_of_seed<A>(seed);
     c.exp = exp_table<A>(c.ar.omega);
     c.ar.exp_table = c.exp.data();
   }

@@ -68,10 +68,10 @@ const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
   return tests_;
 }
 
-// Side by side with the float64 reference: each draws inputs, evaluates the program and uploads (a
-// full-size setup is 0.3 s, half of it the upload). Threads of their own, not an OpenMP team: a
-// depth-first driver may call from inside its team, and each setup's parallel loops should still
-// get threads.
+// Side by side with the float64 reference (0.15 s at full size on the host): each test's backend
+// draws its inputs and evaluates the program on the device. Threads of their own, not an OpenMP team:
+// a depth-first driver may call from inside its team, and the reference's parallel loops should
+// still get threads.
 void Verifier::make_test_backends() const {
   const VerifyOptions& opt = confirm_.options();
   tests_.clear();

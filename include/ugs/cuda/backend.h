@@ -8,7 +8,9 @@
 
 namespace ugs::cuda {
 
-// Null with *why_not set when there is no device or the binary has no CUDA code.
-std::unique_ptr<Backend> make_backend(const FingerprintSetup& setup, std::string* why_not);
+// For the run of `program` in `field` from `seed`, its setup made on the device (the inputs drawn there,
+// the program evaluated there; bit-identical to FingerprintSetup::make). Null with *why_not set when
+// there is no device, the binary has no CUDA code, or the setup fails.
+std::unique_ptr<Backend> make_backend(const KernelGraph& program, FieldKind field, uint64_t seed, std::string* why_not);
 
 }  // namespace ugs::cuda

@@ -9,8 +9,10 @@
 
 namespace ugs::cuda {
 
-// threads: 1 to the device's block size (256); budget_elems: the tensors of one chunk of a batch.
-std::unique_ptr<Backend> make_emulated_backend(FingerprintSetup setup, int threads,
+// For the run of `program` in `field` from `seed`, whose setup it makes as the device does (inputs
+// drawn where they stay, the program run through the plan). threads: 1 to the device's block size
+// (256); budget_elems: the tensors of one chunk of a batch.
+std::unique_ptr<Backend> make_emulated_backend(const KernelGraph& program, FieldKind field, uint64_t seed, int threads,
                                                uint64_t budget_elems = uint64_t{1} << 26);
 
 }  // namespace ugs::cuda
