@@ -127,7 +127,7 @@ int run(const Opts& o) {
     return search(o, comm.get());
   } catch (const std::exception& e) {  // one rank's failure ends every rank: never a partial result
     fmt::print(stderr, "ugsearch: rank {}: {}\n", comm->rank(), e.what());
-    comm->abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
+    comm->abort(dynamic_cast<const InputError*>(&e) ? 2 : kFailed);
   }
   return 1;  // not reached: abort ends this process and the others
 }

@@ -1,7 +1,9 @@
-// ugsearch <verb> ...: exit 0 success, 1 a negative answer, 2 bad input or usage (DESIGN §9).
+// ugsearch <verb> ...: exit 0 success, 1 a negative answer, 2 bad input or usage (DESIGN §9), 3 the time
+// limit, 4 a failure the input did not cause (a device error, memory exhausted): one line, not an abort.
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <new>
 #include <vector>
 
 #include "ugs/util/error.h"
@@ -27,6 +29,12 @@ int main(int argc, char** argv) {
   } catch (const ugs::InputError& e) {
     fmt::print(stderr, "ugsearch: {}\n", e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "ugsearch: failed: out of memory; use fewer threads, a smaller program, or bfs --memory-limit\n");
+    return ugs::cli::kFailed;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ugsearch: failed: {}\n", e.what());
+    return ugs::cli::kFailed;
   }
   return 2;
 }
