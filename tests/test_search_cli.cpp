@@ -28,6 +28,8 @@ TEST(SearchCli, WritesTheResultsFile) {
   for (const char* key : {"run", "program", "config", "mugraphs", "stats"}) EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_EQ(doc["run"]["strategy"], "dfs");
   EXPECT_EQ(doc["run"]["partial"], false);
+  // The device is named when the run used one (auto: only where there is one).
+  EXPECT_EQ(doc["run"]["device"] == "", doc["run"]["backend"] == "cpu") << doc["run"].dump();
   EXPECT_EQ(doc["config"]["max_block_ops"], 8);  // the program's preset
   EXPECT_TRUE(hashes(doc).count("f23aae002a3665be"));  // the reference μGraph
   EXPECT_EQ(doc["stats"]["duplicates"], 0);
