@@ -102,28 +102,8 @@ class EmulatedBackend final : public Backend {
         budget_elems_(budget_elems),
         inputs_(program.num_inputs),
         want_(program.outputs.size()) {
-    std::vector<const FieldPair*> where;
-    std::vector<uint64_t> sums;
-    for (int i = 0; i < program.num_inputs; ++i) {
-      inputs_[i].resize(program.shape(i).numel());
-      const uint64_t stream = input_stream(seed, i);
-      uint64_t sum = 0;
-      with_field(field, [&](auto ar) {
-        for (uint64_t e = 0; e < inputs_[i].size(); ++e)
-          sum += draw_input_element<decltype(ar)>(stream, e, inputs_[i].data());
-      });
-      where.push_back(inputs_[i].data());
-      sums.push_back(sum);
-    }
-    adopt_inputs(program, where, sums, r_);
-    const KernelGraph* one = &program;
-    each_chunk(std::span(&one, 1), [&](const std::vector<uint64_t>& work_sums) {
-      const std::vector<const FieldPair*> at = adopt_outputs(program, plan_, work_sums.data(), sums, r_);
-      for (size_t o = 0; o < at.size(); ++o) {
-        want_[o].assign(at[o], at[o] + r_.want_shapes[o].numel());
-        r_.want.push_back(want_[o].data());
-      }
-    });
+    const std::vector<uint64_t> sums = draw_inputs(program, seed);
+    run_program(program, sums);
   }
 
   BackendKind kind() const override { return BackendKind::Cuda; }
@@ -163,6 +143,37 @@ class EmulatedBackend final : public Backend {
   }
 
  private:
+  // The inputs into inputs_ and r_; returns their element sums.
+  std::vector<uint64_t> draw_inputs(const KernelGraph& program, uint64_t seed) {
+    std::vector<const FieldPair*> where;
+    std::vector<uint64_t> sums;
+    for (int i = 0; i < program.num_inputs; ++i) {
+      inputs_[i].resize(program.shape(i).numel());
+      const uint64_t stream = input_stream(seed, i);
+      uint64_t sum = 0;
+      with_field(field_, [&](auto ar) {
+        for (uint64_t e = 0; e < inputs_[i].size(); ++e)
+          sum += draw_input_element<decltype(ar)>(stream, e, inputs_[i].data());
+      });
+      where.push_back(inputs_[i].data());
+      sums.push_back(sum);
+    }
+    adopt_inputs(program, where, sums, r_);
+    return sums;
+  }
+
+  // The program's outputs into want_ and r_.
+  void run_program(const KernelGraph& program, std::span<const uint64_t> input_sums) {
+    const KernelGraph* one = &program;
+    each_chunk(std::span(&one, 1), [&](const std::vector<uint64_t>& work_sums) {
+      const std::vector<const FieldPair*> at = adopt_outputs(program, plan_, work_sums.data(), input_sums, r_);
+      for (size_t o = 0; o < at.size(); ++o) {
+        want_[o].assign(at[o], at[o] + r_.want_shapes[o].numel());
+        r_.want.push_back(want_[o].data());
+      }
+    });
+  }
+
   // Each chunk of the batch planned into plan_ and run; then done(its element sums).
   template <class Done>
   void each_chunk(std::span<const KernelGraph* const> graphs, Done done) {
