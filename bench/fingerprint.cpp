@@ -1,7 +1,7 @@
 // Fingerprint throughput: candidates per second through the CPU backend (2 OpenMP threads) and the
 // CUDA backend, each on a batch of N copies of one candidate (the program itself, or its reference
 // μGraph), and the fraction of the device's bounds the CUDA backend reaches; then a full-size run's
-// setup on the host against the CUDA backend's, made on the device.
+// setup on the host against the CUDA backend's, made on the device, and a float64 check likewise.
 //   bench_fingerprint [--reps N]
 //
 // Bounds (per candidate; eval/op_count.h counts the field ops, a multiply-add as 2):
@@ -27,6 +27,7 @@
 #include "ugs/cuda/device.h"
 #include "ugs/eval/backend.h"
 #include "ugs/eval/op_count.h"
+#include "ugs/eval/verify.h"
 #include "ugs/io/mugraph_json.h"
 #include "ugs/io/program.h"
 
@@ -123,6 +124,32 @@ void setup_row(const char* program, ugs::FieldKind field, int reps) {
   std::printf("   device %8.4f s   host/device %7.1f\n", device, host / device);
 }
 
+// A confirmation's float64 check of a reference μGraph (its candidate evaluated and compared with the
+// program's outputs, made beforehand): on the host (2 threads), against the candidate evaluated on the
+// device.
+void float_check_row(const char* program, int reps) {
+  const ugs::KernelGraph p = ugs::load_program(program).graph;
+  const ugs::KernelGraph g =
+      ugs::load_mugraph(std::string(UGS_SOURCE_DIR) + "/experiments/mugraphs/" + program + ".json", ugs::GraphRules{});
+  omp_set_num_threads(2);
+  const ugs::VerifyOptions opt;
+  const ugs::VerifyReference ref(p, opt);
+  ref.prepare_float_check();
+  const std::vector<uint8_t> passed(opt.tests, 1);
+  const double host = best_seconds(reps, [&] { ref.verify_with(g, passed); });
+  std::printf("float64 check %-14s host %8.4f s", program, host);
+  std::string why;
+  const auto device = ugs::cuda::make_float_evaluator(p, ugs::float_check_seed(opt), &why);
+  if (!device) {
+    std::printf("   (CUDA skipped)\n");
+    return;
+  }
+  const ugs::VerifyResult on_device = ref.verify_with(g, passed, device.get());
+  const double t = best_seconds(reps, [&] { ref.verify_with(g, passed, device.get()); });
+  std::printf("   device %8.4f s   host/device %7.1f   (device: %s, error %.2g)\n", t, host / t,
+              on_device.equivalent ? "equivalent" : "NOT equivalent", on_device.float_rel_error);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,6 +178,8 @@ int main(int argc, char** argv) {
   for (const Workload& w : loads) row(w, reps);
   setup_row("rmsnorm_linear", W, reps);
   setup_row("rmsnorm_linear", M, reps);
+  float_check_row("rmsnorm_linear", reps);
+  float_check_row("gated_mlp", reps);
   if (ugs::cuda::device_count() == 0) std::printf("CUDA skipped: %s\n", ugs::cuda::device_description().c_str());
   return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "arith.h"
 #include "function_keys.h"
 #include "ugs/cuda/program.h"
 #include "ugs/eval/field_kind.h"
@@ -24,9 +25,9 @@ struct InterpretArgs {
 
 // Raises the interpreter's dynamic shared memory limit to what the device allows; reports that limit.
 cudaError_t interpret_prepare(int device, uint32_t* max_dynamic_smem);
-cudaError_t interpret_blocks_per_sm(FieldKind field, size_t dynamic_smem, int* blocks);
+cudaError_t interpret_blocks_per_sm(Arith arith, size_t dynamic_smem, int* blocks);
 // ctas blocks of tuning::kThreads threads, each walking a contiguous share of the items.
-cudaError_t dispatch_interpret(FieldKind field, uint32_t omega, const InterpretArgs& args, int ctas,
+cudaError_t dispatch_interpret(Arith arith, uint32_t omega, const InterpretArgs& args, int ctas,
                                size_t dynamic_smem, cudaStream_t stream);
 
 // Clears match[graph] of every item whose elements differ from the program's (hash first).
@@ -46,7 +47,7 @@ struct DrawArgs {
   uint64_t stream = 0;
   uint64_t* sum = nullptr;
 };
-cudaError_t dispatch_draw_input(FieldKind field, const DrawArgs& a, int ctas, cudaStream_t stream);
+cudaError_t dispatch_draw_input(Arith arith, const DrawArgs& a, int ctas, cudaStream_t stream);
 
 // items[a.first + i] = key_item(a, i) for the chunk's a.n graphs.
 cudaError_t dispatch_function_keys(const KeyArgs& a, cudaStream_t stream);

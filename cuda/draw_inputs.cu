@@ -21,14 +21,10 @@ __global__ void __launch_bounds__(kDrawThreads) draw_input_kernel(DrawArgs a) {
 
 }  // namespace
 
-cudaError_t dispatch_draw_input(FieldKind field, const DrawArgs& a, int ctas, cudaStream_t stream) {
+cudaError_t dispatch_draw_input(Arith arith, const DrawArgs& a, int ctas, cudaStream_t stream) {
   if (a.n == 0) return cudaSuccess;
   const auto blocks = static_cast<int>(std::min<uint64_t>(ctas, (a.n + kDrawThreads - 1) / kDrawThreads));
-  if (field == FieldKind::Mirage) {
-    draw_input_kernel<MirageArith><<<blocks, kDrawThreads, 0, stream>>>(a);
-  } else {
-    draw_input_kernel<WideArith><<<blocks, kDrawThreads, 0, stream>>>(a);
-  }
+  with_arith(arith, [&](auto ar) { draw_input_kernel<decltype(ar)><<<blocks, kDrawThreads, 0, stream>>>(a); });
   return after_launch(stream);
 }
 

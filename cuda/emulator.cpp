@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
 #include "agent_interpret.h"
+#include "arith.h"
 #include "draw_inputs.h"
 #include "function_keys.h"
 #include "plan.h"
@@ -94,16 +96,30 @@ void run_launch(const ChunkPlan& plan, const LaunchPlan& l, const A& ar, uint64_
 class EmulatedBackend final : public Backend {
  public:
   // As the device makes its setup (fingerprint_backend.cu): the inputs drawn by the same element
-  // function, then the program run through a plan of its own.
-  EmulatedBackend(const KernelGraph& program, FieldKind field, uint64_t seed, int threads, uint64_t budget_elems)
-      : field_(field),
-        omega_(omega_of_seed(field, seed)),
+  // function, then, in a field, the program run through a plan of its own.
+  EmulatedBackend(const KernelGraph& program, Arith arith, uint64_t seed, int threads, uint64_t budget_elems)
+      : arith_(arith),
+        omega_(omega_of_seed(arith, seed)),
         threads_(std::clamp(threads, 1, tuning::kThreads)),
         budget_elems_(budget_elems),
         inputs_(program.num_inputs),
         want_(program.outputs.size()) {
     const std::vector<uint64_t> sums = draw_inputs(program, seed);
-    run_program(program, sums);
+    if (arith != Arith::Real) run_program(program, sums);
+  }
+
+  // As CudaBackend::float_outputs (an Arith::Real backend).
+  std::vector<std::vector<double>> float_outputs(const KernelGraph& g) {
+    std::lock_guard lock(mu_);
+    const KernelGraph* one = &g;
+    std::vector<std::vector<double>> out;
+    each_chunk(std::span(&one, 1), [&](const std::vector<uint64_t>&) {
+      for (int32_t t : g.outputs) {
+        out.emplace_back(g.shape(t).numel());
+        std::memcpy(out.back().data(), plan_.where[0][t], out.back().size() * sizeof(double));
+      }
+    });
+    return out;
   }
 
   BackendKind kind() const override { return BackendKind::Cuda; }
@@ -151,7 +167,7 @@ class EmulatedBackend final : public Backend {
       inputs_[i].resize(program.shape(i).numel());
       const uint64_t stream = input_stream(seed, i);
       uint64_t sum = 0;
-      with_field(field_, [&](auto ar) {
+      with_arith(arith_, [&](auto ar) {
         for (uint64_t e = 0; e < inputs_[i].size(); ++e)
           sum += draw_input_element<decltype(ar)>(stream, e, inputs_[i].data());
       });
@@ -188,8 +204,8 @@ class EmulatedBackend final : public Backend {
       tensors_.assign(need, FieldPair{});
       build_plan(graphs, b, e, r_, tensors_.data(), limits, plan_);
       std::vector<uint64_t> sums(plan_.n_slots, 0);
-      with_field(field_, [&](auto ar) {
-        ar.omega = omega_;
+      with_arith(arith_, [&](auto ar) {
+        set_omega(ar, omega_);
         for (const LaunchPlan& l : plan_.launches) run_launch(plan_, l, ar, sums.data(), threads_);
       });
       done(sums);
@@ -197,7 +213,7 @@ class EmulatedBackend final : public Backend {
     }
   }
 
-  FieldKind field_;
+  Arith arith_;
   uint32_t omega_;
   uint32_t threads_;
   uint64_t budget_elems_;
@@ -209,11 +225,25 @@ class EmulatedBackend final : public Backend {
   KeyPlan keys_;
 };
 
+class EmulatedFloatEvaluator final : public FloatEvaluator {
+ public:
+  EmulatedFloatEvaluator(const KernelGraph& program, uint64_t seed, int threads)
+      : engine_(program, Arith::Real, seed, threads, uint64_t{1} << 26) {}
+  std::vector<std::vector<double>> outputs(const KernelGraph& g) override { return engine_.float_outputs(g); }
+
+ private:
+  EmulatedBackend engine_;
+};
+
 }  // namespace
 
 std::unique_ptr<Backend> make_emulated_backend(const KernelGraph& program, FieldKind field, uint64_t seed, int threads,
                                                uint64_t budget_elems) {
-  return std::make_unique<EmulatedBackend>(program, field, seed, threads, budget_elems);
+  return std::make_unique<EmulatedBackend>(program, arith_of(field), seed, threads, budget_elems);
+}
+
+std::unique_ptr<FloatEvaluator> make_emulated_float_evaluator(const KernelGraph& program, uint64_t seed, int threads) {
+  return std::make_unique<EmulatedFloatEvaluator>(program, seed, threads);
 }
 
 }  // namespace ugs::cuda

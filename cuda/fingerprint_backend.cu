@@ -75,14 +75,16 @@ class CudaBackend final : public Backend {
   }
 
   // The setup made on the device (plan.h's adopt_inputs and adopt_outputs): the inputs drawn where they
-  // stay, then the program run as a chunk of its own; only element sums cross to the host.
-  void init(const KernelGraph& program, FieldKind field, uint64_t seed) {
-    field_ = field;
-    omega_ = omega_of_seed(field, seed);
+  // stay, then, in a field, the program run as a chunk of its own; only element sums cross to the host.
+  // The float64 check's (Arith::Real) has no program outputs here: its reference stays on the host.
+  void init(const KernelGraph& program, Arith arith, uint64_t seed) {
+    arith_ = arith;
+    omega_ = omega_of_seed(arith, seed);
+    const bool field = arith != Arith::Real;
     throw_if(open_device(), "opening the device");
     size_t total = 2 * program.num_inputs * sizeof(uint64_t);  // the inputs' hashes, then their sums
     for (int i = 0; i < program.num_inputs; ++i) total += align16(program.shape(i).numel() * sizeof(FieldPair));
-    for (int32_t t : program.outputs) total += align16(program.shape(t).numel() * sizeof(FieldPair));
+    for (int32_t t : program.outputs) total += field ? align16(program.shape(t).numel() * sizeof(FieldPair)) : 0;
     throw_if(resident_.reserve(std::max<size_t>(total, 16)), "resident memory");
     size_t off = 0;
     auto take = [&](const Shape& s) {
@@ -93,7 +95,8 @@ class CudaBackend final : public Backend {
     std::vector<const FieldPair*> inputs;
     for (int i = 0; i < program.num_inputs; ++i) inputs.push_back(take(program.shape(i)));
     std::vector<FieldPair*> want;
-    for (int32_t t : program.outputs) want.push_back(take(program.shape(t)));
+    for (int32_t t : program.outputs)
+      if (field) want.push_back(take(program.shape(t)));
     auto* hashes = resident_.as<uint64_t>(off);
     std::vector<uint64_t> sums(program.num_inputs);
     throw_if(draw_inputs(program, seed, inputs, hashes + program.num_inputs, sums), "drawing the inputs");
@@ -104,7 +107,22 @@ class CudaBackend final : public Backend {
     size_t free_bytes = 0, total_bytes = 0;
     throw_if(cudaMemGetInfo(&free_bytes, &total_bytes), "memory size");
     budget_elems_ = std::min(tuning::kTensorBudgetBytes, free_bytes / 3) / sizeof(FieldPair);
-    run_program(program, sums, want);
+    if (field) run_program(program, sums, want);
+  }
+
+  // The float64 check's evaluation (an Arith::Real backend): g's outputs, as doubles.
+  std::vector<std::vector<double>> float_outputs(const KernelGraph& g) {
+    std::lock_guard lock(mu_);
+    const KernelGraph* one = &g;
+    enqueue_chunk(std::span(&one, 1), 0, 1, false);
+    std::vector<std::vector<double>> out;
+    for (int32_t t : g.outputs) {
+      out.emplace_back(g.shape(t).numel());
+      throw_if(cudaMemcpyAsync(out.back().data(), plan_.where[0][t], out.back().size() * sizeof(double),
+                               cudaMemcpyDeviceToHost, stream_), "float64 outputs");
+    }
+    throw_if(cudaStreamSynchronize(stream_), "float64 evaluation");
+    return out;
   }
 
   BackendKind kind() const override { return BackendKind::Cuda; }
@@ -195,7 +213,7 @@ class CudaBackend final : public Backend {
       a.n = static_cast<uint64_t>(program.shape(i).numel());
       a.stream = input_stream(seed, i);
       a.sum = device_sums + i;
-      UGS_CUDA_TRY(dispatch_draw_input(field_, a, sms_ * 8, stream_));
+      UGS_CUDA_TRY(dispatch_draw_input(arith_, a, sms_ * 8, stream_));
     }
     UGS_CUDA_TRY(cudaMemcpyAsync(sums.data(), device_sums, sums.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_));
     return cudaStreamSynchronize(stream_);
@@ -279,11 +297,11 @@ class CudaBackend final : public Backend {
   // device memory at most what the arena budget holds.
   cudaError_t ctas_for(const LaunchPlan& l, int* ctas) {
     const size_t smem = l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0;
-    const uint64_t key = smem * 2 + (field_ == FieldKind::Mirage);
+    const uint64_t key = smem * 4 + static_cast<uint64_t>(arith_);
     auto it = blocks_per_sm_.find(key);
     if (it == blocks_per_sm_.end()) {
       int n = 0;
-      UGS_CUDA_TRY(interpret_blocks_per_sm(field_, smem, &n));
+      UGS_CUDA_TRY(interpret_blocks_per_sm(arith_, smem, &n));
       it = blocks_per_sm_.emplace(key, std::max(n, 1)).first;
     }
     uint64_t c = std::min<uint64_t>(l.items, uint64_t(it->second) * sms_);
@@ -315,7 +333,7 @@ class CudaBackend final : public Backend {
       a.arena = l.arena;
       int ctas = 0;
       UGS_CUDA_TRY(ctas_for(l, &ctas));
-      UGS_CUDA_TRY(dispatch_interpret(field_, omega_, a, ctas, l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0, stream_));
+      UGS_CUDA_TRY(dispatch_interpret(arith_, omega_, a, ctas, l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0, stream_));
     }
     CompareArgs c;
     c.items = plan_dev_.as<CompareItem>(at.compares);
@@ -327,7 +345,7 @@ class CudaBackend final : public Backend {
     return dispatch_compare(c, ctas, stream_);
   }
 
-  FieldKind field_ = FieldKind::Wide;
+  Arith arith_ = Arith::Wide;
   uint32_t omega_ = 1;
   Resident r_;
   int sms_ = 1;
@@ -343,22 +361,42 @@ class CudaBackend final : public Backend {
   std::unordered_map<uint64_t, int> blocks_per_sm_;
 };
 
-}  // namespace
+// The float64 check's evaluator: the backend's machinery over Arith::Real (its fingerprint side unused).
+class CudaFloatEvaluator final : public FloatEvaluator {
+ public:
+  void init(const KernelGraph& program, uint64_t seed) { engine_.init(program, Arith::Real, seed); }
+  std::vector<std::vector<double>> outputs(const KernelGraph& g) override { return engine_.float_outputs(g); }
 
-std::unique_ptr<Backend> make_backend(const KernelGraph& program, FieldKind field, uint64_t seed, std::string* why_not) {
+ private:
+  CudaBackend engine_;
+};
+
+// T::init(program, args...) on a device, or null with the reason.
+template <class T, class... Args>
+std::unique_ptr<T> made_on_device(std::string* why_not, const KernelGraph& program, Args... args) {
   if (device_count() == 0) {
     *why_not = device_description();
     return nullptr;
   }
-  auto b = std::make_unique<CudaBackend>();
+  auto b = std::make_unique<T>();
   try {
-    b->init(program, field, seed);
+    b->init(program, args...);
   } catch (const std::exception& e) {
     cudaGetLastError();
     *why_not = std::string("while setting up: ") + e.what();
     return nullptr;
   }
   return b;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const KernelGraph& program, FieldKind field, uint64_t seed, std::string* why_not) {
+  return made_on_device<CudaBackend>(why_not, program, arith_of(field), seed);
+}
+
+std::unique_ptr<FloatEvaluator> make_float_evaluator(const KernelGraph& program, uint64_t seed, std::string* why_not) {
+  return made_on_device<CudaFloatEvaluator>(why_not, program, seed);
 }
 
 }  // namespace ugs::cuda

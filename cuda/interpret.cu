@@ -72,27 +72,24 @@ cudaError_t interpret_prepare(int device, uint32_t* max_dynamic_smem) {
   const int fixed = int(fa.sharedSizeBytes);
   *max_dynamic_smem = optin > fixed ? uint32_t(optin - fixed) : 0u;
   UGS_CUDA_TRY(prepare_one<WideArith>(*max_dynamic_smem));
-  return prepare_one<MirageArith>(*max_dynamic_smem);
+  UGS_CUDA_TRY(prepare_one<MirageArith>(*max_dynamic_smem));
+  return prepare_one<RealSlotArith>(*max_dynamic_smem);
 }
 
-cudaError_t interpret_blocks_per_sm(FieldKind field, size_t dynamic_smem, int* blocks) {
-  return field == FieldKind::Mirage
-             ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpret_kernel<MirageArith>, tuning::kThreads, dynamic_smem)
-             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpret_kernel<WideArith>, tuning::kThreads, dynamic_smem);
+cudaError_t interpret_blocks_per_sm(Arith arith, size_t dynamic_smem, int* blocks) {
+  return with_arith(arith, [&](auto ar) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpret_kernel<decltype(ar)>, tuning::kThreads,
+                                                         dynamic_smem);
+  });
 }
 
-cudaError_t dispatch_interpret(FieldKind field, uint32_t omega, const InterpretArgs& args, int ctas,
-                               size_t dynamic_smem, cudaStream_t stream) {
+cudaError_t dispatch_interpret(Arith arith, uint32_t omega, const InterpretArgs& args, int ctas, size_t dynamic_smem,
+                               cudaStream_t stream) {
   if (args.items == 0) return cudaSuccess;
-  if (field == FieldKind::Mirage) {
-    MirageArith ar;
-    ar.omega = omega;
+  with_arith(arith, [&](auto ar) {
+    set_omega(ar, omega);
     interpret_kernel<<<ctas, tuning::kThreads, dynamic_smem, stream>>>(args, ar);
-  } else {
-    WideArith ar;
-    ar.omega = omega;
-    interpret_kernel<<<ctas, tuning::kThreads, dynamic_smem, stream>>>(args, ar);
-  }
+  });
   return after_launch(stream);
 }
 

@@ -1,12 +1,16 @@
 #include "cuda_cases.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
 
 #include "reference_mutants.h"
 #include "test_util.h"
+#include "ugs/eval/evaluator.h"
+#include "ugs/eval/real_arith.h"
+#include "ugs/eval/verify.h"
 
 namespace ugs::test {
 
@@ -143,6 +147,60 @@ void expect_random_graphs_match_cpu(int per_program, const BackendMaker& make) {
   for (const std::string& name : small_programs()) {
     const KernelGraph p = load_program(name).graph;
     expect_matches_cpu(name, p, random_graphs(p, per_program, 99), 21, make);
+  }
+}
+
+namespace {
+
+// Equal to rounding: the device sums in another order. NaNs and infinities must agree exactly.
+bool close(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::abs(a - b) <= 1e-10 * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+// "" when tested's outputs of g are the CPU's to rounding, else where they differ.
+std::string compare_float_outputs(FloatEvaluator& tested, const KernelGraph& g, std::span<const Tensor<double>> inputs) {
+  const std::vector<Tensor<double>> want = evaluate(RealArith{}, g, inputs);
+  const std::vector<std::vector<double>> got = tested.outputs(g);
+  if (got.size() != want.size()) return "output count";
+  for (size_t o = 0; o < want.size(); ++o) {
+    if (got[o].size() != want[o].data.size()) return "output " + std::to_string(o) + " size";
+    for (size_t e = 0; e < got[o].size(); ++e)
+      if (!close(want[o].data[e], got[o][e]))
+        return "output " + std::to_string(o) + " element " + std::to_string(e) + ": " + std::to_string(got[o][e]) +
+               " for " + std::to_string(want[o].data[e]);
+  }
+  return "";
+}
+
+}  // namespace
+
+void expect_float_outputs_match_cpu(const FloatMaker& make) {
+  for (const std::string& name : small_programs()) {
+    SCOPED_TRACE(name);
+    const KernelGraph p = load_program(name).graph;
+    std::vector<KernelGraph> graphs = random_graphs(p, 24, 31);
+    graphs.push_back(p);
+    const bool has_reference = std::find(std::begin(kReferences), std::end(kReferences), name) != std::end(kReferences);
+    if (has_reference)
+      for (KernelGraph& g : reference_batch(name, true)) graphs.push_back(std::move(g));
+    const VerifyOptions opt;
+    const auto tested = make(p, float_check_seed(opt));
+    ASSERT_TRUE(tested);
+    const auto inputs = make_inputs<RealArith>(p, float_check_seed(opt));
+    for (size_t i = 0; i < graphs.size(); ++i) EXPECT_EQ(compare_float_outputs(*tested, graphs[i], inputs), "") << i;
+    const VerifyReference ref(p, opt);
+    const std::vector<uint8_t> passed(opt.tests, 1);  // the float64 check decides
+    int equivalent = 0;
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      const VerifyResult cpu = ref.verify_with(graphs[i], passed), here = ref.verify_with(graphs[i], passed, tested.get());
+      EXPECT_EQ(here.equivalent, cpu.equivalent) << i;
+      EXPECT_TRUE(close(here.float_rel_error, cpu.float_rel_error)) << i << ": " << here.float_rel_error;
+      equivalent += cpu.equivalent;
+    }
+    EXPECT_GE(equivalent, 1) << "the program itself";
+    EXPECT_LT(equivalent, static_cast<int>(graphs.size())) << "graphs that compute something else";
   }
 }
 

@@ -48,4 +48,12 @@ void expect_function_classes_match_cpu(const BackendMaker& make);
 // "" when a and b give the same classes of graphs (keys and representatives), else the first difference.
 std::string compare_classes(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs);
 
+// The float64 check's evaluator under test (the device's, or its emulation) for a program and seed.
+using FloatMaker = std::function<std::unique_ptr<FloatEvaluator>(const KernelGraph& program, uint64_t seed)>;
+
+// On every _small program: its outputs against the CPU evaluator's in float64 (to rounding) for the
+// program, random graphs of predefined ops and, where there is one, the reference μGraph, its partial
+// states and its mutants; and the confirmation's answers with it as without it.
+void expect_float_outputs_match_cpu(const FloatMaker& make);
+
 }  // namespace ugs::test

@@ -166,6 +166,16 @@ TEST(CudaBackend, ConcurrentCallersGetTheirOwnResults) {
   for (const std::string& e : errors) EXPECT_EQ(e, "");
 }
 
+TEST(CudaBackend, Float64OutputsAsTheCpuEvaluatesThem) {
+  UGS_REQUIRE_DEVICE();
+  test::expect_float_outputs_match_cpu([](const KernelGraph& program, uint64_t seed) {
+    std::string why;
+    auto f = cuda::make_float_evaluator(program, seed, &why);
+    EXPECT_TRUE(f) << why;
+    return f;
+  });
+}
+
 // Confirmation with a device run: the field tests on the device (one at a time and in bulk) answer
 // as the CPU's, for references (equivalent) and their mutants (rejected by a field test).
 TEST(CudaBackend, ConfirmationOnTheDeviceAnswersAsOnTheCpu) {

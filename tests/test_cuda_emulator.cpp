@@ -79,6 +79,12 @@ TEST(CudaEmulator, FunctionClassesAsTheCpuMakesThem) {
   }
 }
 
+// The float64 check's evaluations as the device makes them: the interpreter over doubles in its slots.
+TEST(CudaEmulator, Float64OutputsAsTheCpuEvaluatesThem) {
+  test::expect_float_outputs_match_cpu(
+      [](const KernelGraph& program, uint64_t seed) { return cuda::make_emulated_float_evaluator(program, seed, 3); });
+}
+
 TEST(CudaEmulator, AnEmptyBatchAndAGraphWithoutOps) {
   const KernelGraph p = load_program("rmsnorm_linear_small").graph;
   const auto cpu = make_cpu_backend(FingerprintSetup::make(p, FieldKind::Wide, 1));

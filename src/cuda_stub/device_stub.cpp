@@ -23,4 +23,9 @@ std::unique_ptr<Backend> make_backend(const KernelGraph&, FieldKind, uint64_t, s
   return nullptr;
 }
 
+std::unique_ptr<FloatEvaluator> make_float_evaluator(const KernelGraph&, uint64_t, std::string* why_not) {
+  *why_not = "this ugsearch was built without CUDA";
+  return nullptr;
+}
+
 }  // namespace ugs::cuda

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ugs/eval/draws.h"
+#include "ugs/eval/backend.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/real_arith.h"
 #include "ugs/field/exp_table.h"
@@ -56,17 +57,18 @@ bool field_test_on(const Case<A>& c, const KernelGraph& candidate, uint64_t* zer
   return true;
 }
 
-double rel_error_on(const Case<RealArith>& c, const KernelGraph& candidate) {
-  const auto got = evaluate(c.ar, candidate, std::span<const Tensor<double>>(c.inputs));
+// got(i): the candidate's output i, as a span of doubles.
+template <class Got>
+double rel_error(const std::vector<Tensor<double>>& want, Got got) {
   double worst = 0;
-  for (size_t i = 0; i < c.want.size(); ++i) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::span<const double> g = got(i);
     double diff = 0, scale = 0;
-    for (size_t e = 0; e < c.want[i].data.size(); ++e) {
+    for (size_t e = 0; e < want[i].data.size(); ++e) {
       // A NaN or an infinity in either result is an error, not a value std::max would skip.
-      if (!std::isfinite(c.want[i].data[e]) || !std::isfinite(got[i].data[e]))
-        return std::numeric_limits<double>::infinity();
-      diff = std::max(diff, std::abs(c.want[i].data[e] - got[i].data[e]));
-      scale = std::max(scale, std::abs(c.want[i].data[e]));
+      if (!std::isfinite(want[i].data[e]) || !std::isfinite(g[e])) return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, std::abs(want[i].data[e] - g[e]));
+      scale = std::max(scale, std::abs(want[i].data[e]));
     }
     const double rel = scale > 0 ? diff / scale : diff;
     worst = std::max(worst, rel);
@@ -74,7 +76,10 @@ double rel_error_on(const Case<RealArith>& c, const KernelGraph& candidate) {
   return worst;
 }
 
-uint64_t float_seed(const VerifyOptions& opt) { return splitmix64(opt.seed ^ 0x666c6f6174ull); }
+double rel_error_on(const Case<RealArith>& c, const KernelGraph& candidate) {
+  const auto got = evaluate(c.ar, candidate, std::span<const Tensor<double>>(c.inputs));
+  return rel_error(c.want, [&](size_t i) { return std::span<const double>(got[i].data); });
+}
 
 std::string shape_list(const KernelGraph& g, int first, int count, const int32_t* idx) {
   std::string r;
@@ -88,6 +93,7 @@ std::string shape_list(const KernelGraph& g, int first, int count, const int32_t
 }  // namespace
 
 uint64_t field_test_seed(const VerifyOptions& opt, int t) { return splitmix64(opt.seed + t); }
+uint64_t float_check_seed(const VerifyOptions& opt) { return splitmix64(opt.seed ^ 0x666c6f6174ull); }
 
 std::string interface_mismatch(const KernelGraph& p, const KernelGraph& c) {
   bool same = p.num_inputs == c.num_inputs;
@@ -136,12 +142,14 @@ VerifyReference::~VerifyReference() = default;
 
 void VerifyReference::prepare_float_check() const {
   Cases& c = *cases_;
-  std::call_once(c.real_made, [&] { c.real = make_case<RealArith>(program_, float_seed(opt_), nullptr); });
+  std::call_once(c.real_made, [&] { c.real = make_case<RealArith>(program_, float_check_seed(opt_), nullptr); });
 }
 
-double VerifyReference::float_error(const KernelGraph& candidate) const {
+double VerifyReference::float_error(const KernelGraph& candidate, FloatEvaluator* elsewhere) const {
   prepare_float_check();
-  return rel_error_on(cases_->real, candidate);
+  if (!elsewhere) return rel_error_on(cases_->real, candidate);
+  const std::vector<std::vector<double>> got = elsewhere->outputs(candidate);
+  return rel_error(cases_->real.want, [&](size_t i) { return std::span<const double>(got[i]); });
 }
 
 VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
@@ -165,7 +173,7 @@ VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1 && !omp_in_parallel())
   for (int k = 0; k < n; ++k) {
     if (k == opt_.tests)
-      rel = float_error(candidate);
+      rel = float_error(candidate, nullptr);
     else
       pass[k] = opt_.field == FieldKind::Mirage ? field_test_on(c.mirage[k], candidate, &zeros[k])
                                                 : field_test_on(c.wide[k], candidate, &zeros[k]);
@@ -174,10 +182,11 @@ VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
   return finish(candidate, pass, zeros, rel);
 }
 
-VerifyResult VerifyReference::verify_with(const KernelGraph& candidate, std::span<const uint8_t> field_passes) const {
+VerifyResult VerifyReference::verify_with(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
+                                          FloatEvaluator* float_elsewhere) const {
   const bool all = std::all_of(field_passes.begin(), field_passes.end(), [](uint8_t p) { return p != 0; });
   const bool float_needed = all && opt_.float_check && interface_mismatch(program_, candidate).empty();
-  return finish(candidate, field_passes, {}, float_needed ? float_error(candidate) : 0);
+  return finish(candidate, field_passes, {}, float_needed ? float_error(candidate, float_elsewhere) : 0);
 }
 
 // The answer from the parts: the first failing field test, else the float64 check. Zero divisors

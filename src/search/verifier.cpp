@@ -2,8 +2,10 @@
 
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
+#include "ugs/cuda/backend.h"
 #include "ugs/cuda/device.h"
 #include "ugs/util/hash.h"
 
@@ -69,9 +71,10 @@ const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
 }
 
 // Side by side with the float64 reference (0.15 s at full size on the host): each test's backend
-// draws its inputs and evaluates the program on the device. Threads of their own, not an OpenMP team:
-// a depth-first driver may call from inside its team, and the reference's parallel loops should
-// still get threads.
+// draws its inputs and evaluates the program on the device, and the float evaluator draws the float64
+// check's. Threads of their own, not an OpenMP team: a depth-first driver may call from inside its
+// team, and the reference's parallel loops should still get threads. A float evaluator that cannot be
+// made leaves the float64 check on the CPU.
 void Verifier::make_test_backends() const {
   const VerifyOptions& opt = confirm_.options();
   tests_.clear();
@@ -90,6 +93,15 @@ void Verifier::make_test_backends() const {
       tests_[t] = make_backend(BackendKind::Cuda, program_, opt.field, field_test_seed(opt, t));
     });
   setups.emplace_back(guarded, opt.tests, [&] { confirm_.prepare_float_check(); });
+  if (opt.float_check)
+    setups.emplace_back([&] {
+      try {
+        std::string why_not;
+        float_ = cuda::make_float_evaluator(program_, float_check_seed(opt), &why_not);
+      } catch (...) {
+        float_.reset();
+      }
+    });
   for (std::thread& s : setups) s.join();
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
@@ -116,7 +128,7 @@ void Verifier::confirm_field_tests(std::span<const KernelGraph* const> graphs, s
 }
 
 VerifyResult Verifier::confirm_with(const KernelGraph& candidate, std::span<const uint8_t> passes) const {
-  return confirm_.verify_with(candidate, passes);
+  return confirm_.verify_with(candidate, passes, float_.get());
 }
 
 }  // namespace ugs

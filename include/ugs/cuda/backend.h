@@ -13,4 +13,7 @@ namespace ugs::cuda {
 // there is no device, the binary has no CUDA code, or the setup fails.
 std::unique_ptr<Backend> make_backend(const KernelGraph& program, FieldKind field, uint64_t seed, std::string* why_not);
 
+// The float64 check's evaluator on the device, its inputs drawn there from `seed`; null as above.
+std::unique_ptr<FloatEvaluator> make_float_evaluator(const KernelGraph& program, uint64_t seed, std::string* why_not);
+
 }  // namespace ugs::cuda

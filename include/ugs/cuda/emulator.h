@@ -15,4 +15,7 @@ namespace ugs::cuda {
 std::unique_ptr<Backend> make_emulated_backend(const KernelGraph& program, FieldKind field, uint64_t seed, int threads,
                                                uint64_t budget_elems = uint64_t{1} << 26);
 
+// The float64 check's evaluator (cuda::make_float_evaluator) run by host threads.
+std::unique_ptr<FloatEvaluator> make_emulated_float_evaluator(const KernelGraph& program, uint64_t seed, int threads);
+
 }  // namespace ugs::cuda

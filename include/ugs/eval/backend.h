@@ -86,6 +86,15 @@ class Backend {
   virtual bool wants_batches() const { return kind() == BackendKind::Cuda; }
 };
 
+// The float64 check's evaluations done where a device backend runs (verify.h's VerifyReference takes
+// them): a graph's outputs on the check's inputs, drawn from its seed as make_inputs<RealArith> draws
+// them. Summed in another order than the CPU evaluator's, so equal to it to rounding. Thread-safe.
+class FloatEvaluator {
+ public:
+  virtual ~FloatEvaluator() = default;
+  virtual std::vector<std::vector<double>> outputs(const KernelGraph& g) = 0;
+};
+
 // Auto: cuda when a device is present, else cpu. Cuda when none can be had throws InputError saying why.
 std::unique_ptr<Backend> make_backend(BackendKind kind, const KernelGraph& program, FieldKind field, uint64_t seed);
 

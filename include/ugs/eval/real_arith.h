@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ugs/util/hash.h"
+
 namespace ugs {
 
 struct RealArith {
@@ -34,7 +36,7 @@ struct RealArith {
   static Value acc_value(const Acc& s) { return s.v; }
 
   // Inputs: uniform in [-1, 1) from 64 random bits.
-  static Value sample(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0; }
+  UGS_HD static constexpr Value sample(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0; }
 };
 
 }  // namespace ugs

@@ -11,6 +11,8 @@
 
 namespace ugs {
 
+class FloatEvaluator;  // backend.h
+
 struct VerifyOptions {
   FieldKind field = FieldKind::Wide;
   int tests = 3;
@@ -41,8 +43,10 @@ class VerifyReference {
   // What verify(program, candidate, opt) answers; thread-safe.
   VerifyResult verify(const KernelGraph& candidate) const;
   // The same, given the finite-field tests' outcomes computed elsewhere (a backend set up with
-  // field_test_seed(opt, t) for test t gives the same bits): the float64 check alone runs here.
-  VerifyResult verify_with(const KernelGraph& candidate, std::span<const uint8_t> field_passes) const;
+  // field_test_seed(opt, t) for test t gives the same bits): the float64 check alone runs here, its
+  // candidate evaluated by float_elsewhere when given (one made with float_check_seed(opt)).
+  VerifyResult verify_with(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
+                           FloatEvaluator* float_elsewhere = nullptr) const;
   const VerifyOptions& options() const { return opt_; }
   // Evaluates the program for the float64 check now, with the caller's threads (else the first
   // verify does, inside whatever parallel region it runs in).
@@ -52,7 +56,7 @@ class VerifyReference {
   struct Cases;
   VerifyResult finish(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
                       std::span<const uint64_t> zeros, double rel) const;
-  double float_error(const KernelGraph& candidate) const;
+  double float_error(const KernelGraph& candidate, FloatEvaluator* elsewhere) const;
   const KernelGraph& program_;
   VerifyOptions opt_;
   std::unique_ptr<Cases> cases_;
@@ -60,6 +64,8 @@ class VerifyReference {
 
 // The seed of finite-field test t (inputs and ω), as FingerprintSetup::make takes it.
 uint64_t field_test_seed(const VerifyOptions& opt, int t);
+// The seed of the float64 check's inputs, as make_float_evaluator takes it.
+uint64_t float_check_seed(const VerifyOptions& opt);
 
 // One finite-field test with the given seed (inputs and ω); true when all outputs agree exactly.
 bool field_test(FieldKind field, const KernelGraph& program, const KernelGraph& candidate, uint64_t seed,

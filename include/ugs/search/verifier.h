@@ -2,8 +2,9 @@
 // Verification of complete candidates during a search (DESIGN §3): a fingerprint (one finite-field
 // test with the run's fixed inputs and ω, through the run's backend), then, for those that match,
 // confirmation by fresh independent tests and the float64 check (the program evaluated on their inputs
-// once per run, not once per candidate). When the run's backend is a device, the confirmation's field
-// tests run there too, each through a backend of its own seed; the float64 check is always the CPU's.
+// once per run, not once per candidate). When the run's backend is a device, the confirmation runs
+// there too: each field test through a backend of its own seed, and the float64 check's candidate
+// evaluations through a float evaluator (its reference stays the CPU's).
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,7 @@ class Verifier {
   mutable std::once_flag tests_made_;
   mutable std::vector<std::unique_ptr<Backend>> tests_;  // on the device: one backend per field test
                                                          // (made with the float64 reference)
+  mutable std::unique_ptr<FloatEvaluator> float_;        // on the device (null: the CPU evaluates)
   std::unique_ptr<Backend> own_;  // the run's backend, when made here
   Backend& backend_;
 };

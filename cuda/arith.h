@@ -1,0 +1,80 @@
+#pragma once
+// The arithmetics the CUDA backend's kernels are instantiated with: the two finite fields of the
+// fingerprints (FieldKind) and, for the float64 check, doubles kept in the same 8-byte slots, so that
+// the plan, the lowering and the interpreter serve all three unchanged.
+#include <cstdint>
+#include <cstring>
+
+#include "ugs/eval/draws.h"
+#include "ugs/eval/field_kind.h"
+#include "ugs/eval/real_arith.h"
+
+namespace ugs::cuda {
+
+enum class Arith { Wide, Mirage, Real };
+
+constexpr Arith arith_of(FieldKind f) { return f == FieldKind::Mirage ? Arith::Mirage : Arith::Wide; }
+
+// ω of a seed in a field's arithmetic (draws.h); 1 for the float64 check's, which has none.
+inline uint32_t omega_of_seed(Arith a, uint64_t seed) {
+  return a == Arith::Real ? 1 : omega_of_seed(a == Arith::Mirage ? FieldKind::Mirage : FieldKind::Wide, seed);
+}
+
+// RealArith's operations on a double stored in a FieldPair's bytes. The interpreter sums in another
+// order than the CPU evaluator (split matmuls, tree reductions), so the outputs agree with the CPU's
+// to rounding, not to the bit: enough for a check with a tolerance.
+struct RealSlotArith {
+  using Value = FieldPair;
+  struct Acc {
+    double v = 0;
+  };
+
+  // The slot's bytes are the double's (p the low word on a little-endian machine, as host and device
+  // are), so a slot copied to the host as a double reads as one.
+  UGS_HD static double get(Value a) {
+    const uint64_t u = (uint64_t{a.q} << 32) | a.p;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+  }
+  UGS_HD static Value put(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof d);
+    return {static_cast<uint32_t>(u), static_cast<uint32_t>(u >> 32)};
+  }
+
+  UGS_HD static Value zero() { return put(0.0); }
+  UGS_HD static Value add(Value a, Value b) { return put(get(a) + get(b)); }
+  UGS_HD static Value mul(Value a, Value b) { return put(get(a) * get(b)); }
+  UGS_HD static Value div(Value a, Value b, uint64_t& zeros) {
+    const double d = get(b);
+    zeros += d == 0.0;
+    return put(d == 0.0 ? 0.0 : get(a) / d);  // RealArith::div_by's convention
+  }
+  UGS_HD Value exp(Value a) const { return put(::exp(get(a))); }
+  UGS_HD static Value sqrt(Value a) { return put(::sqrt(get(a))); }
+  UGS_HD Value silu(Value a) const { return put(get(a) / (1.0 + ::exp(-get(a)))); }
+  UGS_HD static Value from_count(int64_t n) { return put(static_cast<double>(n)); }
+
+  UGS_HD static void acc_add(Acc& s, Value a) { s.v += get(a); }
+  UGS_HD static void acc_fma(Acc& s, Value a, Value b) { s.v += get(a) * get(b); }
+  UGS_HD static Value acc_value(const Acc& s) { return put(s.v); }
+
+  UGS_HD static Value sample(uint64_t bits) { return put(RealArith::sample(bits)); }
+};
+
+// ω of a field's arithmetic (the float64 check's has none).
+template <class A>
+UGS_HD void set_omega(A& ar, uint32_t omega) {
+  if constexpr (requires { ar.omega; }) ar.omega = omega;
+}
+
+// Calls f(arith) with the arithmetic `a` stands for (ω left at 1: callers set the fields' own).
+template <class F>
+decltype(auto) with_arith(Arith a, F&& f) {
+  if (a == Arith::Mirage) return f(MirageArith{});
+  if (a == Arith::Real) return f(RealSlotArith{});
+  return f(WideArith{});
+}
+
+}  // namespace ugs::cuda
