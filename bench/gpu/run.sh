@@ -3,8 +3,10 @@
 # lent machine over the bundle that bench/gpu/bundle.sh made: the CUDA tests, the fingerprint
 # throughput bench, and searches with --backend cuda against --backend cpu (same μGraph hashes), the
 # small programs and full-size rmsnorm_linear, bfs against dfs-omp at 16 threads; `dedup`: bfs with
-# --dedup function, classes made on the device against on the CPU (same μGraph hashes and state counts).
-#   bench/gpu/run.sh [parts...]    parts: tests presets bench small full dedup (default: all); logs under $OUT
+# --dedup function, classes made on the device against on the CPU (same μGraph hashes and state counts);
+# `gated`: full-size gated_mlp, bfs against dfs-omp with cuda (not in the default parts: minutes).
+#   bench/gpu/run.sh [parts...]    parts: tests presets bench small full dedup gated (default: all but gated);
+#                                  logs under $OUT
 # (runs.tgz holds every results file: the device tool brings back few files).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +42,8 @@ for part in $parts; do
         for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cuda.$rep" rmsnorm_linear --strategy $s --threads 16 --backend cuda; done
       done
       for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cpu" rmsnorm_linear --strategy $s --threads 16 --backend cpu; done ;;
+    gated) # full-size gated_mlp: many fingerprints and confirmations (data for goal 2's restatement)
+      for s in bfs dfs-omp; do search "gated_mlp.$s.cuda" gated_mlp --strategy $s --threads 16 --backend cuda; done ;;
     dedup)
       for p in gqa_small lora_small rmsnorm_linear; do
         for b in cpu cuda; do search "$p.bfs-function.$b" "$p" --strategy bfs --threads 16 --backend $b --dedup function; done
