@@ -278,19 +278,23 @@ void Bfs::keep_children(int depth) {
   if (open_depth_ != depth + 1) flush();
   open_depth_ = depth + 1;
   const size_t n = num_chunks();
+  FirstException failure;
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     const auto busy = Clock::now();
     ThreadScratch& s = scratch_[t];
     s.kept = s.kept_bytes = 0;
-    for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {
-      const Chunk& ch = chunks_[c];
-      for (size_t i = 0; i < ch.children.size(); ++i)
-        if (ch.keep[i]) keep_node(s, ch.children[i], ch.openings);
-    }
+    failure.capture([&] {
+      for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {
+        const Chunk& ch = chunks_[c];
+        for (size_t i = 0; i < ch.children.size(); ++i)
+          if (ch.keep[i]) keep_node(s, ch.children[i], ch.openings);
+      }
+    });
     workers_[t].c.busy_s += seconds_since(busy);
   }
+  failure.rethrow();
   uint64_t survivors = routed;
   for (const ThreadScratch& s : scratch_) {
     survivors += s.kept;

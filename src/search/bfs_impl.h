@@ -12,6 +12,7 @@
 #include "cursor.h"
 #include "state_tree.h"
 #include "stealing_ranges.h"
+#include "ugs/util/first_exception.h"
 #include "ugs/search/comm.h"
 #include "wire.h"
 
@@ -182,31 +183,35 @@ class Bfs {
 // dynamic: one at a time, to whichever thread is free.
 template <class F>
 void Bfs::parallel(size_t n, F body, bool dynamic) {
+  FirstException failure;
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     const auto t0 = Clock::now();
     if (dynamic) {
 #pragma omp for schedule(dynamic, 1) nowait
-      for (size_t i = 0; i < n; ++i) body(i, t);
+      for (size_t i = 0; i < n; ++i) failure.capture([&] { body(i, t); });
     } else {
 #pragma omp for schedule(static, 16) nowait
-      for (size_t i = 0; i < n; ++i) body(i, t);
+      for (size_t i = 0; i < n; ++i) failure.capture([&] { body(i, t); });
     }
     workers_[t].c.busy_s += seconds_since(t0);
   }
+  failure.rethrow();
 }
 
 template <class F>
 void Bfs::each_chunk(F body) {
   ranges_.reset(num_chunks(), threads_);
+  FirstException failure;
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     const auto t0 = Clock::now();
-    for (size_t c; ranges_.next(t, c);) body(c, t);
+    for (size_t c; !failure.failed() && ranges_.next(t, c);) failure.capture([&] { body(c, t); });
     workers_[t].c.busy_s += seconds_since(t0);
   }
+  failure.rethrow();
 }
 
 }  // namespace ugs::search_detail

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "strategies.h"
+#include "ugs/util/first_exception.h"
 
 namespace ugs::search_detail {
 
@@ -34,15 +35,18 @@ uint64_t run_dfs_static(const Engine& e, const State& root, Worker& collector, s
   collector.stop_work();
   const int n = static_cast<int>(workers.size());
   std::vector<std::thread> threads;
+  FirstException failure;
   for (int t = 0; t < n; ++t)
     threads.emplace_back([&, t] {
       omp_set_num_threads(1);  // a new thread starts from the default ICVs; the evaluator stays serial
       Worker& w = workers[t];
       w.start_work();
-      for (size_t i = t; i < middle.size(); i += n) dfs(e, middle[i], w, 1);  // round-robin, no stealing
+      for (size_t i = t; i < middle.size(); i += n)  // round-robin, no stealing
+        failure.capture([&] { dfs(e, middle[i], w, 1); });
       w.stop_work();
     });
   for (std::thread& th : threads) th.join();
+  failure.rethrow();
   return middle.size();
 }
 
@@ -50,7 +54,8 @@ namespace {
 
 // Mirage's current scheme: a state shallower than the threshold hands each child to the OpenMP task
 // pool; deeper states are searched depth-first by whichever thread holds them.
-void task_dfs(const Engine& e, const State& s, int depth, int task_depth, std::deque<Worker>& workers) {
+void task_dfs(const Engine& e, const State& s, int depth, int task_depth, std::deque<Worker>& workers,
+              FirstException& failure) {
   if (e.stop.load(std::memory_order_relaxed)) return;
   // Work is timed between task scheduling points only: a thread may run another task inside
   // `#pragma omp task`, and that task times its own (tasks are tied: the thread stays the same).
@@ -62,8 +67,8 @@ void task_dfs(const Engine& e, const State& s, int depth, int task_depth, std::d
     State child = e.gen.apply(s, st);
     if (depth + 1 < task_depth) {
       w.stop_work();
-#pragma omp task firstprivate(child) shared(e, workers)
-      task_dfs(e, child, depth + 1, task_depth, workers);
+#pragma omp task firstprivate(child) shared(e, workers, failure)
+      failure.capture([&] { task_dfs(e, child, depth + 1, task_depth, workers, failure); });
       w.start_work();
     } else {
       dfs(e, child, w, depth + 1);
@@ -75,9 +80,11 @@ void task_dfs(const Engine& e, const State& s, int depth, int task_depth, std::d
 }  // namespace
 
 void run_dfs_omp(const Engine& e, const State& root, int task_depth, std::deque<Worker>& workers) {
+  FirstException failure;
 #pragma omp parallel num_threads(static_cast<int>(workers.size()))
 #pragma omp single
-  task_dfs(e, root, 0, task_depth, workers);
+  failure.capture([&] { task_dfs(e, root, 0, task_depth, workers, failure); });
+  failure.rethrow();
 }
 
 }  // namespace ugs::search_detail
