@@ -25,16 +25,18 @@ std::string message_of(const FirstException& f) {
 
 TEST(FirstException, LeavesAnOpenMpRegionAfterIt) {
   FirstException failure;
-  std::atomic<int> ran{0};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(4)
-  for (int i = 0; i < 10000; ++i)
+  for (int i = 0; i < 1000; ++i)
     failure.capture([&] {
-      ++ran;
       if (i == 3) throw std::runtime_error("item 3");
     });
   EXPECT_TRUE(failure.failed());
   EXPECT_EQ(message_of(failure), "item 3");
-  EXPECT_LT(ran.load(), 10000) << "bodies after the failure are skipped";
+  // Once failed, every later body is skipped (which of the first region's ran depends on timing).
+  std::atomic<int> ran{0};
+#pragma omp parallel for num_threads(4)
+  for (int i = 0; i < 1000; ++i) failure.capture([&] { ++ran; });
+  EXPECT_EQ(ran.load(), 0);
 }
 
 TEST(FirstException, KeepsOneOfManyFromThreads) {
