@@ -49,19 +49,24 @@ double min_bytes(const ugs::KernelGraph& g) {
   return elems * sizeof(ugs::FieldPair);
 }
 
+template <class F>
+double best_seconds(int reps, F f) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
 // Best seconds per call of fingerprint on n copies of g.
 double seconds_per_call(ugs::Backend& b, const ugs::KernelGraph& g, int n, int reps) {
   const std::vector<const ugs::KernelGraph*> batch(n, &g);
   ugs::Fingerprints fp;
   b.fingerprint(batch, fp);  // warm-up (allocations, first launches)
   if (!fp.match[0]) std::fprintf(stderr, "warning: the candidate does not match its program\n");
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    b.fingerprint(batch, fp);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
+  return best_seconds(reps, [&] { b.fingerprint(batch, fp); });
 }
 
 struct Workload {
@@ -97,16 +102,6 @@ void row(const Workload& w, int reps) {
               100 * ops * kSlotsPerOp / kImadSlotsPerSecond / t, 100 * bytes / kBytesPerSecond / t, t / bound_s);
 }
 
-template <class F>
-double best_seconds(int reps, F f) {
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
 
 // A run's setup (inputs drawn, the program evaluated on them): on the host, as the CPU backend gets it
 // (2 threads), against the CUDA backend's own, made on the device (the CUDA context made beforehand).

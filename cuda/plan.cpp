@@ -103,7 +103,7 @@ std::vector<const FieldPair*> adopt_outputs(const KernelGraph& program, const Ch
     const bool input = t < program.num_inputs;
     r.want_shapes.push_back(program.shape(t));
     r.want_sums.push_back(input ? input_sums[t] : sums[plan.slot_first[0] + t - program.num_inputs]);
-    where.push_back(input ? r.inputs[t] : plan.where[0][t]);
+    where.push_back(plan.where[0][t]);  // an input's is r.inputs[t]
   }
   return where;
 }

@@ -31,7 +31,7 @@ FingerprintSetup FingerprintSetup::make(const KernelGraph& program, FieldKind fi
   s.field = field;
   with_field(field, [&](auto ar) {
     using A = decltype(ar);
-    s.omega = ar.omega = omega_of_seed(field, seed);
+    s.omega = ar.omega = omega_of_seed<A>(seed);
     s.inputs = make_inputs<A>(program, seed);
     s.want = evaluate(ar, program, std::span<const Tensor<FieldPair>>(s.inputs));
   });
