@@ -112,5 +112,48 @@ TEST(Bfs, AResumedRunEndsWithTheSameResults) {
   EXPECT_THROW(run_search(p.graph, cfg, o), InputError);
 }
 
+// The time limit is obeyed inside a batch: a level here is one batch, and the late levels, whose states
+// complete μGraphs to fingerprint, take most of the run. A batch cut short counts the states it visited
+// and keeps none of its children; the checkpoint holds it whole as pending, so the resumed run ends
+// with the whole run's μGraphs and states. Where the limit falls depends on timing: the limits step
+// through the run's second half until one falls inside a batch (each resume is checked either way).
+TEST(Bfs, ATimeLimitCutsABatchShortAndTheResumeRedoesIt) {
+  const Program p = load_program("gated_mlp_small");
+  const SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 1048576})"));
+  RunOptions o = options(Strategy::Bfs, 2);
+  o.checkpoint_dir = test::temp_dir();
+  const SearchResult whole = run_search(p.graph, cfg, o);  // timed with its checkpoints, as the cut runs
+  ASSERT_FALSE(whole.partial);
+  bool inside = false;
+  for (double at : {0.6, 0.75, 0.9}) {
+    SCOPED_TRACE(at);
+    o.checkpoint_dir = test::temp_dir();
+    o.time_limit_s = at * whole.wall_s;
+    o.resume = false;
+    const SearchResult cut = run_search(p.graph, cfg, o);
+    if (!cut.partial) continue;
+    size_t last = 0;  // the deepest level the cut run expanded states of
+    for (size_t d = 0; d < cut.levels.size(); ++d)
+      if (cut.levels[d].frontier > 0) last = d;
+    ASSERT_LT(last, whole.levels.size());
+    if (cut.levels[last].frontier < whole.levels[last].frontier) {
+      inside = true;
+      EXPECT_EQ(cut.levels[last].survivors, 0u);
+      EXPECT_EQ(test::checkpoint_level(o.checkpoint_dir), static_cast<int>(last));
+    }
+    o.time_limit_s = 0;
+    o.resume = true;
+    const SearchResult resumed = run_search(p.graph, cfg, o);
+    EXPECT_FALSE(resumed.partial);
+    EXPECT_EQ(hashes(resumed), hashes(whole));
+    EXPECT_EQ(resumed.totals.states, whole.totals.states);
+    EXPECT_EQ(resumed.totals.verified, whole.totals.verified);
+    ASSERT_EQ(resumed.levels.size(), whole.levels.size());
+    for (size_t d = 0; d < whole.levels.size(); ++d) EXPECT_EQ(resumed.levels[d].frontier, whole.levels[d].frontier);
+    if (inside) break;
+  }
+  EXPECT_TRUE(inside) << "no limit fell inside a batch";
+}
+
 }  // namespace
 }  // namespace ugs

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -24,16 +23,6 @@ std::set<std::string> hashes(const std::string& results) {
   const json doc = json::parse(read_file(results));  // a named value: the loop must not outlive it
   for (const json& m : doc["mugraphs"]) h.insert(m["hash"].get<std::string>());
   return h;
-}
-
-// The level a checkpoint has reached (its JSON header's "current"), or -1 when there is none yet.
-int checkpoint_level(const std::string& dir) {
-  const std::string path = dir + "/checkpoint.ugs";
-  if (!std::filesystem::exists(path)) return -1;
-  const std::string bytes = read_file(path);
-  uint64_t len = 0;
-  std::memcpy(&len, bytes.data() + 8, sizeof len);
-  return json::parse(bytes.substr(16, len))["current"].get<int>();
 }
 
 TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
@@ -57,14 +46,14 @@ TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
     _exit(127);
   }
   const auto t0 = std::chrono::steady_clock::now();
-  while (checkpoint_level(dir + "/ck") < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+  while (test::checkpoint_level(dir + "/ck") < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: make the space bigger";
   EXPECT_FALSE(std::filesystem::exists(dir + "/killed.json"));
-  EXPECT_GE(checkpoint_level(dir + "/ck"), 4);
+  EXPECT_GE(test::checkpoint_level(dir + "/ck"), 4);
 
   const test::RunResult resumed = test::run_ugsearch(with({"--resume", dir + "/ck", "--out", dir + "/resumed.json"}));
   ASSERT_EQ(resumed.status, 0) << resumed.err;

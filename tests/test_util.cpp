@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 namespace ugs::test {
 namespace {
@@ -41,6 +43,15 @@ RunResult run_command(const std::vector<std::string>& argv) {
   r.err = read_file(dir + "/err");
   std::filesystem::remove_all(dir);
   return r;
+}
+
+int checkpoint_level(const std::string& dir) {
+  const std::string path = dir + "/checkpoint.ugs";
+  if (!std::filesystem::exists(path)) return -1;
+  const std::string bytes = read_file(path);
+  uint64_t len = 0;  // the header: 8 bytes of magic, its JSON's length, its JSON
+  std::memcpy(&len, bytes.data() + 8, sizeof len);
+  return nlohmann::json::parse(bytes.substr(16, len))["current"].get<int>();
 }
 
 }  // namespace ugs::test

@@ -50,4 +50,8 @@ RunResult run_command(const std::vector<std::string>& argv);
 // A fresh temporary directory for one test.
 std::string temp_dir();
 
+// The level a bfs checkpoint in dir holds as the one being expanded (its header's "current"), or -1
+// when there is none yet.
+int checkpoint_level(const std::string& dir);
+
 }  // namespace ugs::test

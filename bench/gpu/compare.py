@@ -1,6 +1,6 @@
 """Summary of the searches bench/gpu/run.sh made: per run its wall time, states, fingerprint calls and
 μGraphs, and whether its μGraph hashes equal those of its reference: the same strategy's CPU run where
-there is one, else the program's first CPU run without function dedup (whose result set differs). Standard library only: the GPU machine's python has no project packages."""
+there is one, else the program's first CPU run without function dedup (whose result set differs); a run the time limit stopped is marked partial. Standard library only: the GPU machine's python has no project packages."""
 import json
 import os
 import sys
@@ -25,6 +25,8 @@ def main(folder):
             s = d["stats"]
             got = [m["hash"] for m in d["mugraphs"]]
             same = "reference" if name == ref_name else ("yes" if got == ref else "NO")
+            if d["run"].get("partial") or by_run[ref_name]["run"].get("partial"):
+                same += " (partial: time limit)"
             ph = s.get("phase_s", {})
             print(f"{program:22} {name:20} {s['wall_s']:8.2f} {s['states_expanded']:9} {s['fingerprint_evals']:9} "
                   f"{ph.get('expand', 0):8.2f} {ph.get('fingerprint', 0):7.2f} {ph.get('verify', 0):8.2f} {len(got):5}  {same}")

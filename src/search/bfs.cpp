@@ -216,22 +216,36 @@ std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys)
   return out;
 }
 
+Bfs::Committed Bfs::committed() const {
+  Committed c;
+  c.collector = collector_.c;
+  for (const Worker& w : workers_) {
+    c.workers.push_back(w.c);
+    c.found.push_back(w.found.size());
+  }
+  c.levels = r_.levels;
+  c.expr = e_.oracle.stats();
+  return c;
+}
+
 void Bfs::save(bool complete) {
   if (opt_.checkpoint_dir.empty()) return;
   flush();
+  const Committed done = cut_ ? before_batch_ : committed();
   Checkpoint c;
   c.run_key = run_key_;
   c.current = current_;
   c.layers = materialize(c.keys);
-  c.counters = collector_.c;
-  for (const Worker& w : workers_) c.workers.push_back(w.c);
-  c.levels = r_.levels;
-  c.found = collector_.found;
-  for (const Worker& w : workers_) c.found.insert(c.found.end(), w.found.begin(), w.found.end());
+  c.counters = done.collector;
+  c.workers = done.workers;
+  c.levels = done.levels;
+  c.found = collector_.found;  // what a resumed checkpoint brought: a batch adds nothing there
+  for (size_t t = 0; t < workers_.size(); ++t)
+    c.found.insert(c.found.end(), workers_[t].found.begin(), workers_[t].found.begin() + done.found[t]);
   c.seen.assign(seen_.begin(), seen_.end());
   std::sort(c.seen.begin(), c.seen.end());
   c.expr = r_.expr;
-  c.expr += e_.oracle.stats();
+  c.expr += done.expr;
   c.wall_s = r_.wall_s + seconds_since(t0_);
   c.peak_frontier_mib = r_.peak_frontier_mib;
   c.chunks = r_.chunks;
@@ -253,7 +267,7 @@ void Bfs::run() {
     batch_.clear();
     level.peek_back(batch_size(), batch_);
     if (levels_.size() < static_cast<size_t>(current_) + 2) levels_.resize(current_ + 2);
-    expand(current_);  // the children go to the next level
+    if (!expand(current_)) break;  // the children go to the next level; cut short, the batch stays pending
     r_.peak_frontier_mib = std::max(r_.peak_frontier_mib, double(frontier_bytes()) / (1 << 20));
     levels_[current_].drop_back(batch_.size());
   }

@@ -11,7 +11,8 @@
 //             level's slabs;
 // and the children form the next level. Without a memory limit every level is finished before the
 // next starts; when the frontier passes the limit, the search descends into the newest level first
-// (depth-first over chunks) until it fits again. A checkpoint is written after every level.
+// (depth-first over chunks) until it fits again. A checkpoint is written after every level. The stop
+// (time limit) is obeyed between a batch's states and confirmations; the cut batch stays pending.
 #include <deque>
 #include <string>
 

@@ -27,21 +27,20 @@ void Chunk::clear() {
   owners.clear();
 }
 
-void Bfs::expand(int depth) {
+bool Bfs::expand(int depth) {
   const auto t0 = Clock::now();
-  const uint64_t verified_before = verified_count();
+  before_batch_ = committed();
+  const uint64_t verified_before = verified_count(), states_before = states_count();
   if (r_.levels.size() <= static_cast<size_t>(depth)) r_.levels.resize(depth + 1);
   r_.levels[depth].level = depth;
-  r_.levels[depth].frontier += batch_.size();
   n_ = batch_.size();
   chunk_ = std::clamp<size_t>(n_ / (32 * static_cast<size_t>(threads_)), 1, kChunk);
   batch_keys_.resize(n_);
   if (chunks_.size() < num_chunks()) chunks_.resize(num_chunks());
   for (ThreadScratch& s : scratch_) s.candidates = s.cache_hits = 0;
-  expand_chunks();
-  verify();
-  expand_deferred();
-  settle_misses();
+  for (void (Bfs::*phase)() : {&Bfs::expand_chunks, &Bfs::verify, &Bfs::expand_deferred, &Bfs::settle_misses})
+    if (!cut()) (this->*phase)();
+  cut_ = cut();  // a phase cut short leaves its outputs incomplete: the children are not kept
   uint64_t candidates = 0, hits = 0;
   for (const ThreadScratch& s : scratch_) {
     candidates += s.candidates;
@@ -49,15 +48,25 @@ void Bfs::expand(int depth) {
   }
   e_.oracle.add_cache_hits(hits);
   r_.levels[depth].candidates += candidates;
-  keep_children(depth);
-  expanded_ += n_;
+  if (!cut_) {
+    keep_children(depth);
+    expanded_ += n_;
+  }
+  r_.levels[depth].frontier += states_count() - states_before;  // the batch's n_ unless cut short
   r_.levels[depth].verified += verified_count() - verified_before;
   r_.levels[depth].wall_s += seconds_since(t0);
+  return !cut_;
 }
 
 uint64_t Bfs::verified_count() const {
   uint64_t n = collector_.c.verified;
   for (const Worker& w : workers_) n += w.c.verified;
+  return n;
+}
+
+uint64_t Bfs::states_count() const {
+  uint64_t n = 0;
+  for (const Worker& w : workers_) n += w.c.states;
   return n;
 }
 
@@ -82,7 +91,7 @@ void Bfs::expand_chunks() {
     ch.clear();
     Worker& w = workers_[t];
     const size_t end = std::min(n_, (c + 1) * chunk_);
-    for (size_t i = c * chunk_; i < end; ++i) {
+    for (size_t i = c * chunk_; i < end && !cut(); ++i) {
       ++w.c.states;
       w.progress.fetch_add(1, std::memory_order_relaxed);
       visit(static_cast<uint32_t>(i), t);
@@ -172,6 +181,7 @@ void Bfs::verify() {
     if (any) runs_.emplace_back(k, end);
     k = end;
   }
+  if (cut()) return;
   if (!runs_.empty() && e_.verifier.confirms_on_device()) confirm_field_tests_in_bulk();
   // One run: its confirmation with the evaluator's own threads (blocks, rows); more: side by side,
   // each on one thread (the float64 check of a large candidate gains little from the evaluator's).
@@ -203,7 +213,7 @@ void Bfs::confirm_run(size_t j) {
   Worker& w = workers_[omp_get_thread_num()];
   const bool bulk = e_.verifier.confirms_on_device();
   const size_t tests = static_cast<size_t>(e_.verifier.confirm_tests());
-  for (size_t k = runs_[j].first; k < runs_[j].second; ++k) {
+  for (size_t k = runs_[j].first; k < runs_[j].second && !cut(); ++k) {
     if (!fp_.match[k]) continue;
     ++w.c.fingerprint_passes;
     const VerifyResult r =
@@ -229,7 +239,7 @@ void Bfs::expand_deferred() {
   each_chunk([&](size_t c, int t) {
     Chunk& ch = chunks_[c];
     for (uint32_t i : ch.deferred)
-      if (!verified_[i]) {
+      if (!verified_[i] && !cut()) {
         visit(i, t);
         generate(i, ch, t);
       }

@@ -68,6 +68,23 @@ class Bfs {
  private:
   // bfs.cpp: the levels and the checkpoints.
   size_t frontier_bytes() const;
+  // In one process the stop (the time limit) is obeyed inside a batch, between states and between
+  // confirmations: a full-size level can be one batch of minutes. With ranks a batch runs to its end,
+  // as every rank must reach the batch's collectives.
+  bool cut() const { return !ranks_ && e_.stop.load(std::memory_order_relaxed); }
+  // What a checkpoint records of the run's progress. The one taken before each batch is what a batch
+  // cut short leaves: the batch stays pending and is done again whole on resume, so its μGraphs are
+  // found once and its states counted once. (The results of the cut run keep what it did do.)
+  struct Committed {
+    Counters collector;
+    std::vector<Counters> workers;
+    std::vector<size_t> found;  // per worker: how many of its μGraphs
+    std::vector<LevelStats> levels;
+    expr::OracleStats expr;
+  };
+  Committed committed() const;  // as the run stands now
+  Committed before_batch_;
+  bool cut_ = false;  // the last batch was cut short: the checkpoint holds before_batch_
 
   size_t batch_size() const;
   static constexpr size_t kMinBatch = 16;
@@ -82,7 +99,7 @@ class Bfs {
   static constexpr size_t kChunk = 64;
   size_t chunk_ = kChunk;
   static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor (visit())
-  void expand(int depth);
+  bool expand(int depth);  // false: the stop cut the batch short (it stays pending)
   void expand_chunks();         // every state, but those with completions: generated, children made
   void verify();                // the completions, fingerprinted in one call; matches confirmed
   void expand_deferred();       // the states with completions that none of theirs passed
@@ -93,6 +110,7 @@ class Bfs {
   void make_child(uint32_t i, const Step& st, Chunk& c, int t);
   void confirm_field_tests_in_bulk();
   uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
+  uint64_t states_count() const;    // states visited so far, over the workers
   void confirm_run(size_t j);
   template <class F>
   void parallel(size_t n, F body, bool dynamic = false);

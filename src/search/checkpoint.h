@@ -1,7 +1,8 @@
 #pragma once
 // Checkpoints of the breadth-first search (DESIGN §5): after every level, the layers of unexpanded
 // states, the μGraphs found and the statistics so far go to DIR/checkpoint.ugs, atomically (temp file
-// and rename), so a run killed at any moment resumes from its last completed level.
+// and rename), so a run killed at any moment resumes from its last completed level; one the time limit
+// stopped inside a batch, with that batch.
 #include <string>
 #include <vector>
 
