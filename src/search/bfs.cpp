@@ -196,8 +196,9 @@ std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys)
   std::vector<std::vector<uint64_t>> part_keys(threads_);
   for (size_t d = 0; d < levels_.size(); ++d) {
     levels_[d].pending_ids(ids);
+    FirstException failure;
 #pragma omp parallel num_threads(threads_)
-    {
+    failure.capture([&] {
       const int t = omp_get_thread_num();
       parts[t].clear();
       part_keys[t].clear();
@@ -207,7 +208,8 @@ std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys)
         parts[t].push(cursor.state());
         part_keys[t].push_back(cursor.key());
       }
-    }
+    });
+    failure.rethrow();
     for (int t = 0; t < threads_; ++t) {
       out[d].take(parts[t]);
       keys[d].insert(keys[d].end(), part_keys[t].begin(), part_keys[t].end());

@@ -8,10 +8,12 @@
 // has not seen; an idle rank still syncs every kSyncPeriod. run_search gathers the results.
 #include <omp.h>
 
+#include <exception>
 #include <thread>
 
 #include "state_wire.h"
 #include "strategies.h"
+#include "ugs/util/first_exception.h"
 #include "work_queue.h"
 #include "z3_share.h"
 
@@ -24,23 +26,49 @@ constexpr int kTagRequest = 101, kTagReply = 102;
 constexpr auto kSyncPeriod = 20ms;  // z3 decisions age at most this long on a rank before others learn them
 enum class Ask : uint8_t { Sync, Work, Done };
 
-// The rank's threads: each searches middle states depth-first from the queue until it closes.
+// The rank's threads: each searches middle states depth-first from the queue until it closes. A
+// failure raises the stop, so the rank's main thread closes the queue and every thread drains it.
 std::vector<std::thread> start_threads(const Engine& e, WorkQueue& q, std::deque<Worker>& workers,
-                                       std::atomic<uint64_t>& searched) {
+                                       std::atomic<uint64_t>& searched, FirstException& failure) {
   std::vector<std::thread> threads;
   for (Worker& w : workers)
-    threads.emplace_back([&e, &q, &w, &searched] {
+    threads.emplace_back([&e, &q, &w, &searched, &failure] {
       omp_set_num_threads(1);  // a new thread starts from the default ICVs; the evaluator stays serial
       State s;
       while (q.pop(s)) {
-        w.start_work();
-        dfs(e, s, w, 1);
-        w.stop_work();
-        searched.fetch_add(1, std::memory_order_relaxed);
+        failure.capture([&] {
+          w.start_work();
+          dfs(e, s, w, 1);
+          w.stop_work();
+          searched.fetch_add(1, std::memory_order_relaxed);
+        });
+        if (failure.failed()) e.stop.store(true);
       }
     });
   return threads;
 }
+
+// Joins the threads on every way out: a std::thread destroyed unjoined ends the process, so a failure
+// on the main thread (collecting, a message) stops them first and then propagates.
+class JoinedOnExit {
+ public:
+  JoinedOnExit(const Engine& e, WorkQueue& q, std::vector<std::thread>& threads) : e_(e), q_(q), threads_(threads) {}
+  ~JoinedOnExit() {
+    if (std::uncaught_exceptions() > 0) {
+      e_.stop.store(true);
+      q_.close();
+    }
+    for (std::thread& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  JoinedOnExit(const JoinedOnExit&) = delete;
+  JoinedOnExit& operator=(const JoinedOnExit&) = delete;
+
+ private:
+  const Engine& e_;
+  WorkQueue& q_;
+  std::vector<std::thread>& threads_;
+};
 
 class Master {
  public:
@@ -178,19 +206,23 @@ uint64_t run_dfs_mpi(const Engine& e, const State& root, Worker& collector, std:
   const int threads = static_cast<int>(workers.size());
   WorkQueue q(threads);
   std::atomic<uint64_t> count{0};
-  std::vector<std::thread> pool = start_threads(e, q, workers, count);
+  FirstException failure;
+  std::vector<std::thread> pool = start_threads(e, q, workers, count, failure);
   uint64_t dealt = 0;
-  if (comm.rank() == 0) {
-    Master master(e, comm, q, threads);
-    collector.start_work();
-    collect_middle_states(e, root, collector, 0, [&](State&& s) { master.add(std::move(s)); });
-    collector.stop_work();
-    dealt = master.collected();
-    master.run();
-  } else {
-    Follower(e, comm, q, threads).run();
+  {
+    JoinedOnExit joined(e, q, pool);
+    if (comm.rank() == 0) {
+      Master master(e, comm, q, threads);
+      collector.start_work();
+      collect_middle_states(e, root, collector, 0, [&](State&& s) { master.add(std::move(s)); });
+      collector.stop_work();
+      dealt = master.collected();
+      master.run();
+    } else {
+      Follower(e, comm, q, threads).run();
+    }
   }
-  for (std::thread& t : pool) t.join();
+  failure.rethrow();
   searched = count.load();
   return dealt;
 }
