@@ -9,6 +9,7 @@ namespace ugs::cuda {
 namespace {
 
 constexpr int kDrawThreads = 256;
+static_assert(kDrawThreads % 32 == 0, "add_sum's warp reduction needs whole warps");
 
 template <class A>
 __global__ void __launch_bounds__(kDrawThreads) draw_input_kernel(DrawArgs a) {

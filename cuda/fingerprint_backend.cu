@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -26,6 +27,23 @@ namespace ugs::cuda {
 namespace {
 
 constexpr size_t align16(size_t n) { return (n + 15) & ~size_t{15}; }
+
+// Held through every public call: a call that throws midway (memory exhausted growing a buffer, a
+// launch refused) still leaves none of its work in flight, so the next call may refill the pinned
+// staging buffer and grow the buffers that work would read.
+class DrainedOnThrow {
+ public:
+  explicit DrainedOnThrow(const cudaStream_t& stream) : stream_(stream) {}
+  ~DrainedOnThrow() {
+    if (std::uncaught_exceptions() > unwinding_ && stream_) cudaStreamSynchronize(stream_);
+  }
+  DrainedOnThrow(const DrainedOnThrow&) = delete;
+  DrainedOnThrow& operator=(const DrainedOnThrow&) = delete;
+
+ private:
+  const cudaStream_t& stream_;  // the backend's, made by open_device()
+  const int unwinding_ = std::uncaught_exceptions();
+};
 
 // Byte offsets of a chunk's sections in the staging buffer and its device copy; the key plan's when
 // the chunk's graphs are being classified.
@@ -78,6 +96,7 @@ class CudaBackend final : public Backend {
   // stay, then, in a field, the program run as a chunk of its own; only element sums cross to the host.
   // The float64 check's (Arith::Real) has no program outputs here: its reference stays on the host.
   void init(const KernelGraph& program, Arith arith, uint64_t seed) {
+    const DrainedOnThrow drained(stream_);
     arith_ = arith;
     omega_ = omega_of_seed(arith, seed);
     const bool field = arith != Arith::Real;
@@ -113,6 +132,7 @@ class CudaBackend final : public Backend {
   // The float64 check's evaluation (an Arith::Real backend): g's outputs, as doubles.
   std::vector<std::vector<double>> float_outputs(const KernelGraph& g) {
     std::lock_guard lock(mu_);
+    const DrainedOnThrow drained(stream_);
     const KernelGraph* one = &g;
     enqueue_chunk(std::span(&one, 1), 0, 1, false);
     std::vector<std::vector<double>> out;
@@ -129,6 +149,7 @@ class CudaBackend final : public Backend {
 
   void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
     std::lock_guard lock(mu_);
+    const DrainedOnThrow drained(stream_);
     out.reset(graphs);
     for (size_t b = 0; b < graphs.size();) {
       const size_t e = chunk_end(graphs, b, budget_elems_);
@@ -142,6 +163,7 @@ class CudaBackend final : public Backend {
   void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
                           std::span<const uint64_t> tie, FunctionClasses& out) override {
     std::lock_guard lock(mu_);
+    const DrainedOnThrow drained(stream_);
     out.keys.clear();
     out.best.clear();
     if (graphs.empty()) return;

@@ -27,6 +27,8 @@ __device__ uint32_t find_job(const Job* jobs, uint32_t n, uint64_t w) {
   return lo;
 }
 
+static_assert(tuning::kThreads % 32 == 0, "DeviceCtx::add_sum's warp reduction needs whole warps");
+
 template <class A>
 __global__ void __launch_bounds__(tuning::kThreads, tuning::kMinBlocksPerSm) interpret_kernel(InterpretArgs args, A ar) {
   extern __shared__ uint4 dynamic_arena[];  // 16-byte aligned: pairs of elements move as one

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=build/release
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
-for exe in ugsearch tests/test_cuda tests/test_search_presets bench/bench_fingerprint; do
+for exe in ugsearch tests/test_cuda tests/test_cuda_kernels tests/test_search_presets bench/bench_fingerprint; do
   cp "$B/$exe" .gpu/bin/
 done
 # Every library the binaries load, except the C runtime and the loader (the image has its own).

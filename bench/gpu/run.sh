@@ -29,7 +29,9 @@ search() {  # name args... : one search, its results under $OUT/runs (partial pa
 
 for part in $parts; do
   case $part in
-    tests) run timeout 300 .gpu/bin/test_cuda 2>&1 | tee "$OUT/test_cuda.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|CUDA compiled" ;;
+    tests)
+      run timeout 120 .gpu/bin/test_cuda_kernels 2>&1 | tee "$OUT/test_cuda_kernels.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure"
+      run timeout 300 .gpu/bin/test_cuda 2>&1 | tee "$OUT/test_cuda.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|CUDA compiled" ;;
     presets) # gqa_small (/3) left out: minutes at 1 and 2 threads
       run timeout 300 .gpu/bin/test_search_presets --gtest_filter=-*/3 2>&1 | tee "$OUT/test_search_presets.log" | grep -E "^\[  (PASSED|FAILED) |Failure" ;;
     bench) run .gpu/bin/bench_fingerprint --reps 5 2>&1 | tee "$OUT/bench_fingerprint.log" ;;
