@@ -90,6 +90,20 @@ TEST(Bfs, AMemoryLimitChunksLevelsWithoutLosingAResult) {
   EXPECT_LE(limited.peak_frontier_mib, 1.0 + 1.0);
 }
 
+// The run o stopped, resumed from its checkpoint: it ends with the whole run's results, each state
+// counted once.
+void expect_resumed_as_whole(const Program& p, const SearchConfig& cfg, RunOptions o, const SearchResult& whole) {
+  o.time_limit_s = 0;
+  o.resume = true;
+  const SearchResult resumed = run_search(p.graph, cfg, o);
+  EXPECT_FALSE(resumed.partial);
+  EXPECT_EQ(hashes(resumed), hashes(whole));
+  EXPECT_EQ(resumed.totals.states, whole.totals.states);
+  EXPECT_EQ(resumed.totals.verified, whole.totals.verified);
+  ASSERT_EQ(resumed.levels.size(), whole.levels.size());
+  for (size_t d = 0; d < whole.levels.size(); ++d) EXPECT_EQ(resumed.levels[d].frontier, whole.levels[d].frontier);
+}
+
 TEST(Bfs, AResumedRunEndsWithTheSameResults) {
   const Program p = load_program(kSpaces[1].first);
   const SearchConfig cfg = config_for(p, nlohmann::json::parse(kSpaces[1].second));
@@ -101,13 +115,9 @@ TEST(Bfs, AResumedRunEndsWithTheSameResults) {
   const SearchResult cut = run_search(p.graph, cfg, o);
   ASSERT_TRUE(cut.partial);
   ASSERT_TRUE(std::filesystem::exists(dir + "/checkpoint.ugs"));
-  o.time_limit_s = 0;
-  o.resume = true;
-  const SearchResult resumed = run_search(p.graph, cfg, o);
-  EXPECT_FALSE(resumed.partial);
-  EXPECT_EQ(hashes(resumed), hashes(whole));
-  EXPECT_EQ(resumed.totals.states, whole.totals.states);
+  expect_resumed_as_whole(p, cfg, o, whole);
   EXPECT_LE(hashes(cut).size(), hashes(whole).size());
+  o.resume = true;
   o.seed = 2;  // another run's checkpoint is refused
   EXPECT_THROW(run_search(p.graph, cfg, o), InputError);
 }
@@ -141,15 +151,7 @@ TEST(Bfs, ATimeLimitCutsABatchShortAndTheResumeRedoesIt) {
       EXPECT_EQ(cut.levels[last].survivors, 0u);
       EXPECT_EQ(test::checkpoint_level(o.checkpoint_dir), static_cast<int>(last));
     }
-    o.time_limit_s = 0;
-    o.resume = true;
-    const SearchResult resumed = run_search(p.graph, cfg, o);
-    EXPECT_FALSE(resumed.partial);
-    EXPECT_EQ(hashes(resumed), hashes(whole));
-    EXPECT_EQ(resumed.totals.states, whole.totals.states);
-    EXPECT_EQ(resumed.totals.verified, whole.totals.verified);
-    ASSERT_EQ(resumed.levels.size(), whole.levels.size());
-    for (size_t d = 0; d < whole.levels.size(); ++d) EXPECT_EQ(resumed.levels[d].frontier, whole.levels[d].frontier);
+    expect_resumed_as_whole(p, cfg, o, whole);
     if (inside) break;
   }
   EXPECT_TRUE(inside) << "no limit fell inside a batch";
