@@ -139,7 +139,6 @@ TEST(Bfs, ATimeLimitCutsABatchShortAndTheResumeRedoesIt) {
     SCOPED_TRACE(at);
     o.checkpoint_dir = test::temp_dir();
     o.time_limit_s = at * whole.wall_s;
-    o.resume = false;
     const SearchResult cut = run_search(p.graph, cfg, o);
     if (!cut.partial) continue;
     size_t last = 0;  // the deepest level the cut run expanded states of

@@ -54,7 +54,7 @@ class JoinedOnExit {
  public:
   JoinedOnExit(const Engine& e, WorkQueue& q, std::vector<std::thread>& threads) : e_(e), q_(q), threads_(threads) {}
   ~JoinedOnExit() {
-    if (std::uncaught_exceptions() > 0) {
+    if (std::uncaught_exceptions() > unwinding_) {
       e_.stop.store(true);
       q_.close();
     }
@@ -68,6 +68,7 @@ class JoinedOnExit {
   const Engine& e_;
   WorkQueue& q_;
   std::vector<std::thread>& threads_;
+  const int unwinding_ = std::uncaught_exceptions();  // those already in flight when it was made
 };
 
 class Master {
