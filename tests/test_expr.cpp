@@ -36,6 +36,20 @@ TEST(Size, FactorsMultipliesDivides) {
   EXPECT_FALSE(Size::of(2 * 3 * 5 * 7 * 11 * 13 * 17).has_value());  // seven distinct primes
 }
 
+// Factoring and multiplying back gives the number, with primes ascending, for every n the search meets.
+TEST(Size, FactorsEveryNumberBackToItself) {
+  auto check = [](int64_t n) {
+    const std::optional<Size> s = Size::of(n);
+    ASSERT_TRUE(s.has_value()) << n;
+    EXPECT_EQ(s->value(), n);
+    for (int i = 1; i < s->num_primes(); ++i) EXPECT_LT(s->prime(i - 1), s->prime(i)) << n;
+  };
+  for (int64_t n = 1; n <= 70000; ++n) check(n);
+  for (const int64_t n : {int64_t{1} << 62, (int64_t{1} << 40) * 3, int64_t{2147483647}, int64_t{2} * 2147483647,
+                          int64_t{4096} * 4099, int64_t{25000001}})
+    check(n);
+}
+
 class Pool : public ::testing::Test {
  protected:
   ExprPool p;

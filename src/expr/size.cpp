@@ -1,6 +1,7 @@
 // Sizes as prime factorizations (include/ugs/expr/size.h).
 #include "ugs/expr/size.h"
 
+#include <bit>
 #include <limits>
 
 namespace ugs::expr {
@@ -24,7 +25,12 @@ std::optional<Size> Size::of(int64_t n) {
     return true;
   };
   uint64_t m = static_cast<uint64_t>(n);
-  for (uint64_t p = 2; p * p <= m; p += (p == 2 ? 1 : 2)) {
+  // Tensor dims are mostly powers of two, and the generator factors one per candidate op: twos first.
+  if (const int twos = std::countr_zero(m); twos > 0) {
+    if (!take(2, static_cast<uint32_t>(twos))) return std::nullopt;
+    m >>= twos;
+  }
+  for (uint64_t p = 3; p * p <= m; p += 2) {
     uint32_t e = 0;
     while (m % p == 0) m /= p, ++e;
     if (e > 0 && !take(p, e)) return std::nullopt;

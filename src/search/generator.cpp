@@ -91,10 +91,10 @@ void Generator::kernel_op_steps(const State& s, std::vector<Step>& out, PruneCou
           return;
         }
         const std::array<expr::ExprId, 2> ex{s.kexpr[a], b >= 0 ? s.kexpr[b] : s.kexpr[a]};
-        Step st;
+        const expr::ExprId query = expr::kernel_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n));
+        Step& st = out.emplace_back();  // in place: a Step copied from the stack stalls on store forwarding
         st.op = op;
-        st.query = expr::kernel_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n));
-        out.push_back(st);
+        st.query = query;
       });
     });
   }
@@ -126,11 +126,12 @@ void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCoun
     const int n = arity(op.kind), a = op.in[0], b = op.in[1];
     const std::array<Shape, 2> shapes{s.b.tiles[a].shape, b >= 0 ? s.b.tiles[b].shape : Shape{}};
     const std::array<expr::ExprId, 2> ex{s.bexpr[a], b >= 0 ? s.bexpr[b] : s.bexpr[a]};
-    Step st;
+    const expr::ExprId query =
+        expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), s.b.loop);
+    Step& st = out.emplace_back();  // in place, as in kernel_op_steps
     st.kind = Step::Kind::BlockOp;
     st.op = op;
-    st.query = expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), s.b.loop);
-    out.push_back(st);
+    st.query = query;
   }
 }
 
