@@ -2,6 +2,8 @@
 // pool's limits, printing and parsing, and the op -> expression mapping on the reference μGraphs.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,45 @@ TEST(Size, FactorsEveryNumberBackToItself) {
   for (const int64_t n : {int64_t{1} << 62, (int64_t{1} << 40) * 3, int64_t{2147483647}, int64_t{2} * 2147483647,
                           int64_t{4096} * 4099, int64_t{25000001}})
     check(n);
+}
+
+// op_expr.cpp keeps each thread's latest answers in front of the pool, keyed by the op, the loop, the
+// operands and only the dims of operand 0 that the mapping reads. One pool answers a stream of ops on
+// shapes drawn from a few dims, so most answers come from that front while the other dims vary; each
+// must print as a fresh pool (an empty front) computes it.
+TEST(OpExpr, FrontAnswersAsComputing) {
+  ExprPool warm;
+  std::mt19937 rng(11);
+  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  auto shape = [&] {
+    Shape s;
+    s.rank = static_cast<int8_t>(1 + pick(3));
+    for (int i = 0; i < s.rank; ++i) s.d[i] = 2 << pick(2);
+    return s;
+  };
+  auto answer = [](ExprPool& p, Level level, const Op& op, const std::array<ExprId, 2>& x,
+                   const std::array<Shape, 2>& s, int32_t loop) -> std::string {
+    try {
+      const ExprId e = level == Level::Kernel ? kernel_op_expr(p, op, x, s) : block_op_expr(p, op, x, s, loop);
+      return p.to_string(e);
+    } catch (const std::invalid_argument& e) {
+      return std::string("throws: ") + e.what();
+    }
+  };
+  for (int trial = 0; trial < 1500; ++trial) {
+    Op op;
+    op.kind = static_cast<OpKind>(pick(kNumOpKinds - 1));  // every kind but Block
+    const std::array<Shape, 2> s{shape(), shape()};
+    op.dim = static_cast<int8_t>(pick(s[0].rank));
+    op.to = 1 << pick(2);
+    const Level level = info(op.kind).where == OpWhere::Both && pick(2) ? Level::Kernel : Level::Block;
+    const int32_t loop = 1 << pick(2) * 2;
+    ExprPool fresh;
+    const std::array<ExprId, 2> xw{warm.var(pick(2)), warm.var(2)}, xf{fresh.var(warm.var_index(xw[0])), fresh.var(2)};
+    ASSERT_EQ(answer(warm, level, op, xw, s, loop), answer(fresh, level, op, xf, s, loop))
+        << name_of(op.kind) << " dim " << int{op.dim} << " to " << op.to << " loop " << loop << " on "
+        << to_string(s[0]) << ", " << to_string(s[1]);
+  }
 }
 
 class Pool : public ::testing::Test {

@@ -93,6 +93,8 @@ class ExprPool {
   // Summands of the normal form (a Div node counts its numerator's).
   int num_terms(ExprId e) const;
   const ExprLimits& limits() const { return limits_; }
+  // Distinct for every pool of the process, never reused: names a pool's entries in per-thread memos.
+  uint64_t id() const { return id_; }
   size_t num_nodes() const { return count_.load(std::memory_order_acquire); }
 
   // "sum(256, x0*x1) / rms(256, x0)"; inputs named x0, x1, ... or by `names`.

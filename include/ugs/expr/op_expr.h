@@ -14,6 +14,7 @@
 
 namespace ugs::expr {
 
+// Both are thread-safe; each thread keeps its latest answers in front of the pool's memo.
 // A predefined op at kernel level. Throws std::invalid_argument for a block-only op or a block graph.
 ExprId kernel_op_expr(ExprPool& pool, const Op& op, std::span<const ExprId> operands,
                       std::span<const Shape> operand_shapes);
