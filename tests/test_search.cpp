@@ -118,6 +118,7 @@ TEST(Strategies, AgreeOnSmallSpacesAtOneAndTwoThreads) {
     const SearchResult base = search(p, cfg, Strategy::Dfs, 1);
     EXPECT_EQ(base.duplicates, 0u);
     EXPECT_GT(base.totals.states, 100u);
+    EXPECT_GT(base.expr.cache_hits, base.expr.queries / 2);
     const SearchResult again = search(p, cfg, Strategy::Dfs, 1);  // the same seed: the same run
     EXPECT_EQ(results_json(p, cfg, {}, again)["mugraphs"], results_json(p, cfg, {}, base)["mugraphs"]);
     for (Strategy s : {Strategy::Dfs, Strategy::DfsStatic, Strategy::DfsOmp}) {
@@ -127,6 +128,9 @@ TEST(Strategies, AgreeOnSmallSpacesAtOneAndTwoThreads) {
         EXPECT_EQ(hashes(r), hashes(base));
         EXPECT_EQ(r.duplicates, 0u);
         EXPECT_EQ(r.totals.states, base.totals.states);  // every driver visits the same tree
+        // and asks the same queries, each counted once (hits are told to the oracle after the run)
+        EXPECT_EQ(r.expr.queries, base.expr.queries);
+        EXPECT_EQ(r.expr.queries, r.expr.cache_hits + r.expr.structural + r.expr.z3_calls + r.expr.undecided);
         EXPECT_FALSE(r.partial);
         if (s != Strategy::Dfs) {
           EXPECT_EQ(r.workers.size(), static_cast<size_t>(threads));

@@ -1,4 +1,6 @@
 // The per-state step shared by the depth-first drivers, and plain depth-first search.
+#include <optional>
+
 #include "ugs/search/engine.h"
 
 namespace ugs {
@@ -59,7 +61,13 @@ void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& childr
   w.phase(&PhaseTimes::expr);
   size_t kept = 0;
   for (const Step& st : children) {
-    if (st.query == kNoQuery || e.oracle.is_subexpr(st.query))
+    bool keep = true;
+    if (st.query != kNoQuery) {
+      const std::optional<bool> hit = e.oracle.cached(st.query);
+      w.expr_cache_hits += hit.has_value();
+      keep = hit ? *hit : e.oracle.is_subexpr(st.query);
+    }
+    if (keep)
       children[kept++] = st;
     else
       ++w.c.pruned.expr;

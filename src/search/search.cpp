@@ -154,6 +154,9 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
     }
   }
   gather(workers, collector, *gpu_preset(opt.cost_gpu), r);
+  uint64_t hits = collector.expr_cache_hits;
+  for (const Worker& w : workers) hits += w.expr_cache_hits;
+  oracle.add_cache_hits(hits);
   r.expr += oracle.stats();  // a resumed bfs carries its checkpoint's
   r.partial = stop.load();
   r.backend = verifier.backend().kind();

@@ -78,6 +78,10 @@ struct alignas(64) Worker {
   std::vector<KernelGraph> completions;      // scratch
   PhaseClock clock;
   Clock::time_point busy_since;
+  // Queries `visit` answered from the oracle's cache, told to the oracle once, after the run: a shared
+  // counter bumped per query was the threads' main contention (dfs-omp, 16 threads: expr took 89
+  // thread-seconds of gqa_small's 8.2 s wall, where one thread's dfs takes 1.4 s).
+  uint64_t expr_cache_hits = 0;
 
   std::vector<Step>& steps_at(int depth);
   void phase(PhaseClock::Phase p) { clock.to(c.phase_s, p); }
