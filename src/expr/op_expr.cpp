@@ -72,7 +72,7 @@ ExprId compute_block_op_expr(ExprPool& p, const Op& op, std::span<const ExprId> 
 // a moment before, and a wider load across two of those stores would stall on store forwarding.
 class OpExprKey {
  public:
-  OpExprKey() : w_{} {}  // no key: equal to no made one
+  OpExprKey() : w_{} {}  // an empty entry's; never compared, as no pool has id 0
   // Not inlined: in the caller, register pressure spilled a 4-byte field that was then reloaded at 8
   // bytes, one more store-forwarding stall; returned through memory, the words are stored whole.
   [[gnu::noinline]] OpExprKey(Level level, const Op& op, std::span<const ExprId> x, std::span<const Shape> s,
@@ -83,7 +83,7 @@ class OpExprKey {
     const uint64_t x0 = x[0], x1 = two ? x[1] : kNoExpr;
     w_ = {static_cast<uint64_t>(level) | uint64_t{static_cast<uint8_t>(op.kind)} << 8 |
               uint64_t{static_cast<uint8_t>(op.dim)} << 16 | uint64_t{static_cast<uint32_t>(op.to)} << 32,
-          uint64_t{static_cast<uint32_t>(loop)} | uint64_t{two ? 2u : 1u} << 32,  // never 0: no key's
+          static_cast<uint32_t>(loop),
           x0 | at_dim << 32, x1 | last << 32};
   }
   uint64_t hash() const {

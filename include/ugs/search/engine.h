@@ -79,8 +79,8 @@ struct alignas(64) Worker {
   PhaseClock clock;
   Clock::time_point busy_since;
   // Queries `visit` answered from the oracle's cache, told to the oracle once, after the run: a shared
-  // counter bumped per query was the threads' main contention (dfs-omp, 16 threads: expr took 89
-  // thread-seconds of gqa_small's 8.2 s wall, where one thread's dfs takes 1.4 s).
+  // counter bumped per query made the threads contend (dfs-omp, 2 threads, gqa_small: expr 2.26 ->
+  // 1.10 thread-s; at 16 threads expr took 89 thread-seconds where one thread's dfs takes 1.4 s).
   uint64_t expr_cache_hits = 0;
 
   std::vector<Step>& steps_at(int depth);
