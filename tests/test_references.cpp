@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -104,6 +105,33 @@ TEST(References, VerifyWithOutsideFieldTestsAnswersAsVerify) {
   const VerifyResult r = ref.verify_with(g, std::span(&fail, 1));
   EXPECT_FALSE(r.equivalent);
   EXPECT_EQ(r.reason, "finite-field test 1 of 1 (wide field) gives different outputs");
+}
+
+// A raised stop: no test runs and there is no answer; the reference stays whole, so the next
+// confirmation answers as a fresh one, zero divisors included. A stop that stays down changes nothing.
+TEST(References, AStoppedVerifyAnswersNothingAndLeavesTheReferenceWhole) {
+  const Program p = load_program("rmsnorm_linear_small");
+  const KernelGraph g = test::reference("rmsnorm_linear_small");
+  VerifyOptions opt;
+  opt.seed = 5;
+  const VerifyReference ref(p.graph, opt);
+  std::atomic<bool> stop{true};
+  const VerifyResult cut = ref.verify(g, &stop);
+  EXPECT_TRUE(cut.stopped);
+  EXPECT_FALSE(cut.equivalent);
+  EXPECT_EQ(cut.tests_run, 0);
+  stop = false;
+  const VerifyResult want = verify(p.graph, g, opt), got = ref.verify(g, &stop);
+  EXPECT_TRUE(got.equivalent) << got.reason;
+  EXPECT_FALSE(got.stopped);
+  EXPECT_EQ(got.tests_passed, want.tests_passed);
+  EXPECT_EQ(got.zero_divisors, want.zero_divisors);
+  EXPECT_EQ(got.float_rel_error, want.float_rel_error);
+  const std::vector<test::MutantCase> mutants = test::all_mutant_cases();
+  const test::MutantCase& bad =
+      *std::find_if(mutants.begin(), mutants.end(), [](const test::MutantCase& c) { return !c.interface_differs; });
+  const VerifyReference bad_ref(bad.program, opt);
+  EXPECT_EQ(bad_ref.verify(bad.graph, &stop).reason, verify(bad.program, bad.graph, opt).reason);
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 
 #include "search_util.h"
 #include "test_util.h"
+#include "ugs/expr/op_expr.h"
 #include "ugs/ir/canonical.h"
+#include "ugs/search/engine.h"
 #include "ugs/search/generator.h"
 #include "ugs/search/results.h"
 #include "ugs/search/search.h"
@@ -162,6 +164,34 @@ TEST(Strategies, AStopRequestEndsTheRunWithAPartialSubset) {
   EXPECT_TRUE(cut.partial);
   EXPECT_LT(cut.totals.states, full.totals.states);
   for (uint64_t h : hashes(cut)) EXPECT_TRUE(hashes(full).count(h));
+}
+
+// A confirmation the stop cuts short is neither a find nor a failure, and ends the state's
+// completions; bfs under ranks passes no flag, and its confirmations run to their end.
+TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
+  const Program p = load_program("rmsnorm_linear_small");
+  expr::ExprPool pool;
+  const std::vector<expr::ExprId> texprs = expr::kernel_tensor_exprs(pool, p.graph);
+  std::vector<expr::ExprId> targets;
+  for (int32_t o : p.graph.outputs) targets.push_back(texprs[o]);
+  expr::Oracle oracle(pool, targets);
+  const Generator gen(p.graph, config_for(p), pool);
+  const Verifier verifier(p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9);
+  std::atomic<bool> stop{true};
+  const Engine e{gen, oracle, verifier, stop};
+  const KernelGraph ref = test::reference("rmsnorm_linear_small");
+  const std::vector<KernelGraph> twice{ref, ref};
+  Worker w;
+  EXPECT_FALSE(verify_completions(e, twice, w, &stop));
+  EXPECT_EQ(w.c.fingerprint_evals, 1u);
+  EXPECT_EQ(w.c.fingerprint_passes, 1u);
+  EXPECT_EQ(w.c.verified + w.c.confirm_failures, 0u);
+  EXPECT_TRUE(w.found.empty());
+  EXPECT_TRUE(verify_completions(e, twice, w, nullptr));
+  EXPECT_EQ(w.c.verified, 1u);
+  EXPECT_EQ(w.c.confirm_failures, 0u);
+  ASSERT_EQ(w.found.size(), 1u);
+  EXPECT_EQ(structural_hash(w.found[0]), structural_hash(ref));
 }
 
 TEST(Config, RoundTripsThroughJsonAndRejectsBadKeys) {

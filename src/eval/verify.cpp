@@ -15,6 +15,7 @@
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/real_arith.h"
 #include "ugs/field/exp_table.h"
+#include "ugs/util/first_exception.h"
 #include "ugs/util/hash.h"
 
 namespace ugs {
@@ -125,18 +126,21 @@ VerifyResult verify(const KernelGraph& program, const KernelGraph& candidate, co
   return VerifyReference(program, opt).verify(candidate);
 }
 
-// Made when first needed, once: the field cases by verify(), the float case by either (a search that
-// confirms nothing never evaluates the program; one whose field tests run on a device never does here).
+// Made when first needed, each once: a field test's case by the first verify() that runs the test,
+// the float case by either (a search that confirms nothing never evaluates the program; one whose
+// field tests run on a device never does here; one stopped mid-confirmation leaves the rest unmade).
 struct VerifyReference::Cases {
-  std::once_flag field_made, real_made;
-  std::vector<Case<WideArith>> wide;
+  explicit Cases(int tests) : field_made(new std::once_flag[tests]), wide(tests), mirage(tests), zeros(tests, 0) {}
+  std::unique_ptr<std::once_flag[]> field_made;
+  std::once_flag real_made;
+  std::vector<Case<WideArith>> wide;  // the run's field's cases; the other stays empty
   std::vector<Case<MirageArith>> mirage;
   std::vector<uint64_t> zeros;  // per field test: the program's zero divisors
   Case<RealArith> real;
 };
 
 VerifyReference::VerifyReference(const KernelGraph& program, const VerifyOptions& opt)
-    : program_(program), opt_(opt), cases_(std::make_unique<Cases>()) {}
+    : program_(program), opt_(opt), cases_(std::make_unique<Cases>(opt.tests)) {}
 VerifyReference::VerifyReference(VerifyReference&&) noexcept = default;
 VerifyReference::~VerifyReference() = default;
 
@@ -152,33 +156,52 @@ double VerifyReference::float_error(const KernelGraph& candidate, FloatEvaluator
   return rel_error(cases_->real.want, [&](size_t i) { return std::span<const double>(got[i]); });
 }
 
-VerifyResult VerifyReference::verify(const KernelGraph& candidate) const {
-  if (!interface_mismatch(program_, candidate).empty()) return finish(candidate, {}, {}, 0);
+// Test k of verify(): field test k (its case made first if no verify() has made it), or the float64
+// check after them. False, with nothing run, when the stop is raised before the candidate's part.
+bool VerifyReference::run_test(int k, const KernelGraph& candidate, const std::atomic<bool>* stop, uint8_t& pass,
+                               uint64_t& zeros, double& rel) const {
+  auto stopping = [stop] { return stop && stop->load(std::memory_order_relaxed); };
+  if (stopping()) return false;
   Cases& c = *cases_;
-  std::call_once(c.field_made, [&] {
-    c.zeros.assign(opt_.tests, 0);
-    for (int t = 0; t < opt_.tests; ++t) {
-      if (opt_.field == FieldKind::Mirage)
-        c.mirage.push_back(make_case<MirageArith>(program_, field_test_seed(opt_, t), &c.zeros[t]));
-      else
-        c.wide.push_back(make_case<WideArith>(program_, field_test_seed(opt_, t), &c.zeros[t]));
-    }
+  if (k == opt_.tests) {
+    prepare_float_check();
+    if (stopping()) return false;
+    rel = float_error(candidate, nullptr);
+    return true;
+  }
+  const bool mirage = opt_.field == FieldKind::Mirage;
+  std::call_once(c.field_made[k], [&] {
+    if (mirage)
+      c.mirage[k] = make_case<MirageArith>(program_, field_test_seed(opt_, k), &c.zeros[k]);
+    else
+      c.wide[k] = make_case<WideArith>(program_, field_test_seed(opt_, k), &c.zeros[k]);
   });
+  if (stopping()) return false;
+  zeros += c.zeros[k];
+  pass = mirage ? field_test_on(c.mirage[k], candidate, &zeros) : field_test_on(c.wide[k], candidate, &zeros);
+  return true;
+}
+
+VerifyResult VerifyReference::verify(const KernelGraph& candidate, const std::atomic<bool>* stop) const {
+  if (!interface_mismatch(program_, candidate).empty()) return finish(candidate, {}, {}, 0);
   // The tests are independent: outside a parallel region they run side by side (a search's serial
   // phase confirms this way); the answer is the one running them in order gives.
   const int n = opt_.tests + (opt_.float_check ? 1 : 0);
-  std::vector<uint8_t> pass(opt_.tests, 0);
-  std::vector<uint64_t> zeros(opt_.tests, 0);
+  std::vector<uint8_t> pass(opt_.tests + 1, 0), ran(n, 0);
+  std::vector<uint64_t> zeros(opt_.tests + 1, 0);
   double rel = 0;
+  FirstException failed;  // memory running out, say: it must not leave the parallel region
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1 && !omp_in_parallel())
-  for (int k = 0; k < n; ++k) {
-    if (k == opt_.tests)
-      rel = float_error(candidate, nullptr);
-    else
-      pass[k] = opt_.field == FieldKind::Mirage ? field_test_on(c.mirage[k], candidate, &zeros[k])
-                                                : field_test_on(c.wide[k], candidate, &zeros[k]);
+  for (int k = 0; k < n; ++k) failed.capture([&] { ran[k] = run_test(k, candidate, stop, pass[k], zeros[k], rel); });
+  failed.rethrow();
+  if (std::find(ran.begin(), ran.end(), 0) != ran.end()) {
+    VerifyResult r;
+    r.stopped = true;
+    r.reason = "stopped before every test ran";
+    return r;
   }
-  for (int t = 0; t < opt_.tests; ++t) zeros[t] += c.zeros[t];
+  pass.pop_back();
+  zeros.pop_back();
   return finish(candidate, pass, zeros, rel);
 }
 

@@ -104,10 +104,10 @@ void Bfs::expand_chunks() {
           ch.deferred.push_back(static_cast<uint32_t>(i));
           continue;
         }
-        const bool verified = verify_completions(e_, std::span(ch.completions).subspan(before), w,
+        const bool verified = verify_completions(e_, std::span(ch.completions).subspan(before), w, cut_flag(),
                                                  scratch_[t].fingerprints.get());  // here, on this thread
         ch.completions.resize(before);
-        if (verified) continue;
+        if (verified || cut()) continue;
       }
       generate(static_cast<uint32_t>(i), ch, t);
     }
@@ -218,7 +218,8 @@ void Bfs::confirm_run(size_t j) {
     ++w.c.fingerprint_passes;
     const VerifyResult r =
         bulk ? e_.verifier.confirm_with(*graphs_[k], std::span(confirm_passes_).subspan(matched_at_[k] * tests, tests))
-             : e_.verifier.confirm(*graphs_[k]);
+             : e_.verifier.confirm(*graphs_[k], cut_flag());
+    if (r.stopped) break;
     if (!r.equivalent) {
       ++w.c.confirm_failures;
       continue;

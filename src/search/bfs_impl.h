@@ -69,9 +69,11 @@ class Bfs {
   // bfs.cpp: the levels and the checkpoints.
   size_t frontier_bytes() const;
   // In one process the stop (the time limit) is obeyed inside a batch, between states and between
-  // confirmations: a full-size level can be one batch of minutes. With ranks a batch runs to its end,
-  // as every rank must reach the batch's collectives.
+  // a confirmation's tests: a full-size level can be one batch of minutes, and one confirmation of mha
+  // tens of seconds on two threads. With ranks a batch runs to its end, as every rank must reach the
+  // batch's collectives.
   bool cut() const { return !ranks_ && e_.stop.load(std::memory_order_relaxed); }
+  const std::atomic<bool>* cut_flag() const { return ranks_ ? nullptr : &e_.stop; }  // what cut() reads
   // What a checkpoint records of the run's progress. The one taken before each batch is what a batch
   // cut short leaves: the batch stays pending and is done again whole on resume, so its μGraphs are
   // found once and its states counted once. (The results of the cut run keep what it did do.)

@@ -25,7 +25,7 @@ std::vector<Step>& Worker::steps_at(int depth) {
 
 // Phases switch to fingerprint and verify and back to the one running when called.
 bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w,
-                        FingerprintContext* ctx) {
+                        const std::atomic<bool>* stop, FingerprintContext* ctx) {
   const PhaseClock::Phase caller = w.clock.running();
   bool found = false;
   for (const KernelGraph& g : completions) {
@@ -34,7 +34,9 @@ bool verify_completions(const Engine& e, std::span<const KernelGraph> completion
     if (!e.verifier.fingerprint_matches(g, ctx)) continue;
     ++w.c.fingerprint_passes;
     w.phase(&PhaseTimes::verify);
-    if (!e.verifier.confirm(g).equivalent) {
+    const VerifyResult r = e.verifier.confirm(g, stop);
+    if (r.stopped) break;
+    if (!r.equivalent) {
       ++w.c.confirm_failures;  // the fingerprint passed a wrong μGraph
       continue;
     }
@@ -54,7 +56,8 @@ void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& childr
   children.clear();
   w.completions.clear();
   e.gen.completions(s, w.completions);
-  if (verify_completions(e, w.completions, w)) return;  // as Mirage: a verified μGraph is not extended
+  // As Mirage, a verified μGraph is not extended; a stopped run generates nothing more.
+  if (verify_completions(e, w.completions, w, &e.stop) || e.stop.load(std::memory_order_relaxed)) return;
   e.gen.candidates(s, children, w.c.pruned);
   w.c.candidates += children.size();
   const PhaseClock::Phase caller = w.clock.running();

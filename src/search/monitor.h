@@ -41,8 +41,11 @@ class Monitor {
     const auto t0 = Clock::now();
     std::unique_lock<std::mutex> l(m_);
     while (!done_) {
-      double wait_s = 0.5;  // the progress line's period, shortened to meet the time limit on time
-      if (limit_ > 0) wait_s = std::clamp(limit_ - seconds_since(t0), 1e-3, wait_s);
+      // The progress line's period, shortened to meet the time limit on time (and only before it: the
+      // drivers take a while to wind down, and a 1 ms period then redrew the line a thousand times a second).
+      double wait_s = 0.5;
+      const double left = limit_ - seconds_since(t0);
+      if (limit_ > 0 && left > 0) wait_s = std::clamp(left, 1e-3, wait_s);
       cv_.wait_for(l, std::chrono::duration<double>(wait_s));
       const double t = seconds_since(t0);
       if (limit_ > 0 && t >= limit_) stop_.store(true);

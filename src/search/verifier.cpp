@@ -107,8 +107,8 @@ void Verifier::make_test_backends() const {
     if (e) std::rethrow_exception(e);
 }
 
-VerifyResult Verifier::confirm(const KernelGraph& candidate) const {
-  if (!confirms_on_device()) return confirm_.verify(candidate);
+VerifyResult Verifier::confirm(const KernelGraph& candidate, const std::atomic<bool>* stop) const {
+  if (!confirms_on_device()) return confirm_.verify(candidate, stop);
   const KernelGraph* one = &candidate;
   std::vector<uint8_t> passes;
   confirm_field_tests(std::span(&one, 1), passes);

@@ -1,6 +1,7 @@
 #pragma once
 // Equivalence of a candidate μGraph with a program (DESIGN §3): independent random finite-field
 // tests (fresh inputs and ω each), then a float64 evaluation on random real inputs.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -28,6 +29,7 @@ struct VerifyResult {
   double float_rel_error = 0;  // max over outputs of max|a - b| / max|b|
   uint64_t zero_divisors = 0;
   std::string reason;  // why not, when not
+  bool stopped = false;  // the stop was raised before every test ran: no answer (not equivalent, not refuted)
 };
 
 // Inputs and outputs must agree in count and shape (else not equivalent, with the reason).
@@ -40,8 +42,10 @@ class VerifyReference {
   VerifyReference(const KernelGraph& program, const VerifyOptions& opt);
   VerifyReference(VerifyReference&&) noexcept;
   ~VerifyReference();
-  // What verify(program, candidate, opt) answers; thread-safe.
-  VerifyResult verify(const KernelGraph& candidate) const;
+  // What verify(program, candidate, opt) answers; thread-safe. A search passes its stop flag: a test
+  // (one evaluation at full size takes seconds) starts only while it is down, else the answer is
+  // `stopped`. The program's side of a test is made the first time a candidate needs it.
+  VerifyResult verify(const KernelGraph& candidate, const std::atomic<bool>* stop = nullptr) const;
   // The same, given the finite-field tests' outcomes computed elsewhere (a backend set up with
   // field_test_seed(opt, t) for test t gives the same bits): the float64 check alone runs here, its
   // candidate evaluated by float_elsewhere when given (one made with float_check_seed(opt)).
@@ -54,6 +58,8 @@ class VerifyReference {
 
  private:
   struct Cases;
+  bool run_test(int k, const KernelGraph& candidate, const std::atomic<bool>* stop, uint8_t& pass, uint64_t& zeros,
+                double& rel) const;
   VerifyResult finish(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
                       std::span<const uint64_t> zeros, double rel) const;
   double float_error(const KernelGraph& candidate, FloatEvaluator* elsewhere) const;

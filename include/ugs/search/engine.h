@@ -92,9 +92,11 @@ struct alignas(64) Worker {
 
 // Fingerprints the μGraphs one state completes, one at a time; the first that matches and passes
 // confirmation is recorded in w. True if one did (then the state is not extended, as in Mirage).
-// With a context (bfs), the backend may reuse the work of the thread's previous candidates.
+// A confirmation the stop cuts short (`stop`: null where the caller must finish, as bfs under ranks)
+// records nothing and ends the loop. With a context (bfs), the backend may reuse the work of the
+// thread's previous candidates.
 bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w,
-                        FingerprintContext* ctx = nullptr);
+                        const std::atomic<bool>* stop, FingerprintContext* ctx = nullptr);
 // Counts s, verifies the μGraphs it completes, and leaves in `children` the steps from s that pass
 // every check, the abstract-expression one included.
 void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children);

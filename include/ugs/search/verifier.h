@@ -5,6 +5,7 @@
 // once per run, not once per candidate). When the run's backend is a device, the confirmation runs
 // there too: each field test through a backend of its own seed, and the float64 check's candidate
 // evaluations through a float evaluator (its reference stays the CPU's).
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -32,8 +33,9 @@ class Verifier {
   // Thread-safe. One candidate through the backend, as Mirage fingerprints; with a context (one per
   // thread), the backend may reuse what the thread's previous candidate computed.
   bool fingerprint_matches(const KernelGraph& candidate, FingerprintContext* ctx = nullptr) const;
-  // Thread-safe. The same answer on every backend.
-  VerifyResult confirm(const KernelGraph& candidate) const;
+  // Thread-safe. The same answer on every backend. With a stop flag, the CPU's confirmation starts no
+  // test once it is raised and answers `stopped` (a device's takes milliseconds and runs to its end).
+  VerifyResult confirm(const KernelGraph& candidate, const std::atomic<bool>* stop = nullptr) const;
   Backend& backend() const { return backend_; }
 
   // Whether the confirmation's field tests run on the device: then a caller with many candidates
