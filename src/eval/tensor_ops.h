@@ -98,6 +98,23 @@ void matmul_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<t
   for (int64_t r = r0; r < r1; ++r) matmul_row(ar, a, b, out, r, 0, out.shape.dim4(3));
 }
 
+// Below this many terms a fold adds them one by one: a lazy sum's value costs two 64-bit remainders
+// in a field, and an accumulator over a loop (accum_sum) adds one term per element per iteration.
+inline constexpr int64_t kLazyFoldFrom = 8;
+
+// Σ_t pre(p[t·step]) for t < reps, the same bits either way (the float sum in the same order from 0).
+template <class A, class Pre>
+typename A::Value fold_one(const A& ar, const typename A::Value* p, int64_t reps, int64_t step, Pre pre) {
+  if (reps < kLazyFoldFrom) {
+    typename A::Value s = ar.zero();
+    for (int64_t t = 0; t < reps; ++t) s = ar.add(s, pre(p[t * step]));
+    return s;
+  }
+  typename A::Acc s{};
+  for (int64_t t = 0; t < reps; ++t) ar.acc_add(s, pre(p[t * step]));
+  return ar.acc_value(s);
+}
+
 // Folds dim d4 (4-D index) of x to the size it has in `out` by adding its consecutive chunks
 // (reduce_sum is a fold to 1), reading each element through `pre` (identity or square). With
 // `into`, the fold is added to what `out` holds (loop accumulators).
@@ -113,9 +130,8 @@ void fold_rows(const A& ar, const Tensor<typename A::Value>& x, Tensor<typename 
     const V* px = x.data.data() + row_base(r, out.shape, sx);
     V* po = out.data.data() + r * n;
     for (int64_t j = 0; j < n; ++j) {
-      typename A::Acc s{};
-      for (int64_t t = 0; t < reps; ++t) ar.acc_add(s, pre(px[j * sx[3] + t * step]));
-      po[j] = into ? ar.add(po[j], ar.acc_value(s)) : ar.acc_value(s);
+      const V s = fold_one(ar, px + j * sx[3], reps, step, pre);
+      po[j] = into ? ar.add(po[j], s) : s;
     }
   }
 }

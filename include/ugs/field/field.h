@@ -69,12 +69,12 @@ struct FieldArith {
   }
 
   UGS_HD static constexpr void acc_add(Acc& s, Value a) {
-    s.p.add(a.p, fold_of(F::p));
-    s.q.add(a.q, fold_of(F::q));
+    s.p.add_residue(a.p, fold_of(F::p));
+    s.q.add_residue(a.q, fold_of(F::q));
   }
   UGS_HD static constexpr void acc_fma(Acc& s, Value a, Value b) {
-    s.p.add(uint64_t{a.p} * b.p, fold_of(F::p));
-    s.q.add(uint64_t{a.q} * b.q, fold_of(F::q));
+    s.p.add_product(uint64_t{a.p} * b.p, fold_of(F::p));
+    s.q.add_product(uint64_t{a.q} * b.q, fold_of(F::q));
   }
   UGS_HD static constexpr Value acc_value(const Acc& s) {
     return {static_cast<uint32_t>(s.p.v % F::p), static_cast<uint32_t>(s.q.v % F::q)};
