@@ -187,7 +187,7 @@ VerifyResult VerifyReference::verify(const KernelGraph& candidate, const std::at
   // The tests are independent: outside a parallel region they run side by side (a search's serial
   // phase confirms this way); the answer is the one running them in order gives.
   const int n = opt_.tests + (opt_.float_check ? 1 : 0);
-  std::vector<uint8_t> pass(opt_.tests + 1, 0), ran(n, 0);
+  std::vector<uint8_t> pass(opt_.tests + 1, 0), ran(n, 0);  // a slot per test, the float check's too
   std::vector<uint64_t> zeros(opt_.tests + 1, 0);
   double rel = 0;
   FirstException failed;  // memory running out, say: it must not leave the parallel region
