@@ -69,8 +69,6 @@ void div_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<type
 // Columns a matmul's row is cut into: each chunk's accumulators stay in registers or L1.
 inline constexpr int64_t kMatmulColumnChunk = 64;
 
-// out[.., i, j] = Σ_k a[.., i, k] b[.., k, j] for row r (all dims before the last, flattened) and
-// columns [j0, j1), batch dims equal.
 // The matmul is most of a full-size evaluation: GCC compiles it for AVX2 and AVX-512 too, and the
 // loader picks the one the CPU has (the field's column loop vectorizes over (p, q) pairs; full-size
 // mha's μGraph, wide field, one thread: 2.18 s with SSE2, 1.37 s with AVX-512). The bits are the
@@ -81,9 +79,12 @@ inline constexpr int64_t kMatmulColumnChunk = 64;
 #define UGS_VECTOR_CLONES
 #endif
 
+// out[.., i, j] = Σ_k a[.., i, k] b[.., k, j] for row r (all dims before the last, flattened) and
+// columns [j0, j1), batch dims equal.
 template <class A>
-UGS_VECTOR_CLONES void matmul_row(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
-                Tensor<typename A::Value>& out, int64_t r, int64_t j0, int64_t j1) {
+UGS_VECTOR_CLONES void matmul_row(const A& ar, const Tensor<typename A::Value>& a,
+                                  const Tensor<typename A::Value>& b, Tensor<typename A::Value>& out, int64_t r,
+                                  int64_t j0, int64_t j1) {
   using V = typename A::Value;
   constexpr int64_t kChunk = kMatmulColumnChunk;
   const int64_t m = out.shape.dim4(2), n = out.shape.dim4(3), k = a.shape.dim4(3);

@@ -69,8 +69,8 @@ class Bfs {
   // bfs.cpp: the levels and the checkpoints.
   size_t frontier_bytes() const;
   // In one process the stop (the time limit) is obeyed inside a batch, between states and between
-  // a confirmation's tests: a full-size level can be one batch of minutes, and one confirmation of mha
-  // tens of seconds on two threads. With ranks a batch runs to its end, as every rank must reach the
+  // a confirmation's tests: a full-size level can be one batch of minutes, and one CPU confirmation
+  // of a full-size μGraph seconds. With ranks a batch runs to its end, as every rank must reach the
   // batch's collectives.
   bool cut() const { return !ranks_ && e_.stop.load(std::memory_order_relaxed); }
   const std::atomic<bool>* cut_flag() const { return ranks_ ? nullptr : &e_.stop; }  // what cut() reads
