@@ -105,6 +105,11 @@ std::vector<OpCase> op_cases() {
       {mk(OpKind::Matmul), {S({3, 5}), S({5, 70})}},  // more columns than one accumulator chunk
       {mk(OpKind::Matmul), {S({2, 3, 4, 5}), S({2, 3, 5, 2})}},
       {mk(OpKind::Matmul), {S({1, 1}), S({1, 1})}},
+      // Row blocks of 4 that a batch boundary cuts (batches of 5 and of 7 rows), partial column
+      // chunks, both serial and large enough to run on a team of threads.
+      {mk(OpKind::Matmul), {S({3, 5, 33}), S({3, 33, 70})}},
+      {mk(OpKind::Matmul), {S({2, 7, 9}), S({2, 9, 65})}},
+      {mk(OpKind::Matmul), {S({6, 64}), S({64, 130})}},
       {mk(OpKind::Add), {S({4, 1, 3}), S({1, 5, 3})}},
       {mk(OpKind::Mul), {S({2, 7}), S({2, 1})}},
       {mk(OpKind::Div), {S({2, 3, 7}), S({2, 3, 1})}},

@@ -16,17 +16,19 @@
 namespace ugs {
 namespace {
 
-// A matmul with fewer rows than threads (a decode step: 2 × 4096 · 4096 × 6144) is split by column
-// chunks too, else most threads would idle.
+// A matmul runs as tiles of rows × columns (tensor_ops.h), so that a matmul with fewer rows than
+// threads (a decode step: 2 × 4096 · 4096 × 6144) still keeps every thread busy.
 template <class A>
 void matmul_by_tiles(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
-                     Tensor<typename A::Value>& out) {
+                     Tensor<typename A::Value>& out, bool parallel) {
   const int64_t rows = eval::rows_of(out.shape), n = out.shape.dim4(3);
-  const int64_t per_row = (n + eval::kMatmulColumnChunk - 1) / eval::kMatmulColumnChunk;
-#pragma omp parallel for schedule(static)
-  for (int64_t t = 0; t < rows * per_row; ++t) {
-    const int64_t j0 = (t % per_row) * eval::kMatmulColumnChunk;
-    eval::matmul_row(ar, a, b, out, t / per_row, j0, std::min(n, j0 + eval::kMatmulColumnChunk));
+  const int64_t row_blocks = (rows + eval::kMatmulRowBlock - 1) / eval::kMatmulRowBlock;
+  const int64_t per_block = (n + eval::kMatmulColumnChunk - 1) / eval::kMatmulColumnChunk;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t t = 0; t < row_blocks * per_block; ++t) {
+    const int64_t r0 = (t / per_block) * eval::kMatmulRowBlock, j0 = (t % per_block) * eval::kMatmulColumnChunk;
+    eval::matmul_tile(ar, a, b, out, r0, std::min(rows, r0 + eval::kMatmulRowBlock), j0,
+                      std::min(n, j0 + eval::kMatmulColumnChunk));
   }
 }
 
@@ -37,7 +39,7 @@ void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>&
   const int64_t rows = eval::rows_of(out.shape);
   const int64_t work = out.numel() * (op.kind == OpKind::Matmul ? a.shape.dim4(3) : 1);
   const bool parallel = work > (1 << 15) && !omp_in_parallel() && omp_get_max_threads() > 1;
-  if (parallel && op.kind == OpKind::Matmul && rows < omp_get_max_threads()) return matmul_by_tiles(ar, a, *b, out);
+  if (op.kind == OpKind::Matmul) return matmul_by_tiles(ar, a, *b, out, parallel);
   uint64_t z = 0;
 #pragma omp parallel for schedule(static) reduction(+ : z) if (parallel && rows > 1)
   for (int64_t r = 0; r < rows; ++r) eval::apply_rows(ar, op, a, b, out, r, r + 1, z);
