@@ -165,10 +165,14 @@ void fold_rows(const A& ar, const Tensor<typename A::Value>& x, Tensor<typename 
   const int64_t step = sx[d4] * out.shape.dim4(d4);
   const int64_t n = out.shape.dim4(3);
   for (int64_t r = r0; r < r1; ++r) {
-    const V* px = x.data.data() + row_base(r, out.shape, sx);
+    const V* px = x.data.data() + row_base(r, out.shape, sx);  // x is dense: its last stride is 1
     V* po = out.data.data() + r * n;
+    if (reps == 1 && into) {  // accum_sum: an element-wise add, which vectorizes
+      for (int64_t j = 0; j < n; ++j) po[j] = ar.add(po[j], pre(px[j]));
+      continue;
+    }
     for (int64_t j = 0; j < n; ++j) {
-      const V s = fold_one(ar, px + j * sx[3], reps, step, pre);
+      const V s = fold_one(ar, px + j, reps, step, pre);
       po[j] = into ? ar.add(po[j], s) : s;
     }
   }
