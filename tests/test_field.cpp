@@ -157,6 +157,48 @@ TYPED_TEST(FieldTest, LazySumMatchesNaiveOverLongDotProducts) {
   }
 }
 
+// A matmul adds its terms two at a time with one fold; the worst case is every product (m-1)^2.
+TYPED_TEST(FieldTest, LazySumTakesTwoProductsPerFold) {
+  using A = FieldArith<TypeParam>;
+  std::mt19937_64 rng(5);
+  const FieldPair top{TypeParam::p - 1, TypeParam::q - 1};
+  for (int len : {1, 2, 7, 1000, 100000}) {
+    typename A::Acc acc{};
+    u128 np = 0, nq = 0;
+    for (int i = 0; i < len; ++i) {
+      const bool worst = i % 3 != 0;
+      const FieldPair a0 = worst ? top : A::sample(rng()), b0 = worst ? top : A::sample(rng());
+      const FieldPair a1 = worst ? top : A::sample(rng()), b1 = A::sample(rng());
+      if (i % 5 == 4) {
+        A::acc_fma(acc, a0, b0);  // mixed with single terms, as a matmul's odd k is
+        np += u128{a0.p} * b0.p;
+        nq += u128{a0.q} * b0.q;
+        continue;
+      }
+      A::acc_fma2(acc, a0, b0, a1, b1);
+      np += u128{a0.p} * b0.p + u128{a1.p} * b1.p;
+      nq += u128{a0.q} * b0.q + u128{a1.q} * b1.q;
+    }
+    const FieldPair v = A::acc_value(acc);
+    EXPECT_EQ(v.p, static_cast<uint32_t>(np % TypeParam::p));
+    EXPECT_EQ(v.q, static_cast<uint32_t>(nq % TypeParam::q));
+  }
+}
+
+// The bound holds for every modulus below 2^31: at 2^31 - 1 the sum stays below 2^63 after each fold.
+TEST(Field, LazySumTwoProductsPerFoldAtTheLargestModulus) {
+  constexpr uint32_t m = (1u << 31) - 1;
+  constexpr uint64_t x = uint64_t{m - 1} * (m - 1);
+  LazySum s;
+  u128 n = 0;
+  for (int i = 0; i < 100000; ++i) {
+    s.add_products(x, x, fold_of(m));
+    n += u128{x} * 2;
+    ASSERT_LT(s.v, uint64_t{1} << 63) << "after pair " << i;
+  }
+  EXPECT_EQ(s.v % m, static_cast<uint64_t>(n % m));
+}
+
 TYPED_TEST(FieldTest, SamplesStayInRangeAndCoverIt) {
   using A = FieldArith<TypeParam>;
   uint32_t max_p = 0, max_q = 0;

@@ -33,6 +33,11 @@ struct RealArith {
 
   static void acc_add(Acc& s, Value a) { s.v += a; }
   static void acc_fma(Acc& s, Value a, Value b) { s.v += a * b; }
+  // The two terms in order, each rounded: the same bits as two acc_fma.
+  static void acc_fma2(Acc& s, Value a0, Value b0, Value a1, Value b1) {
+    s.v += a0 * b0;
+    s.v += a1 * b1;
+  }
   static Value acc_value(const Acc& s) { return s.v; }
 
   // Inputs: uniform in [-1, 1) from 64 random bits.

@@ -76,6 +76,11 @@ struct FieldArith {
     s.p.add_product(uint64_t{a.p} * b.p, fold_of(F::p));
     s.q.add_product(uint64_t{a.q} * b.q, fold_of(F::q));
   }
+  // a0 b0 + a1 b1 into s with one fold per component (LazySum::add_products).
+  UGS_HD static constexpr void acc_fma2(Acc& s, Value a0, Value b0, Value a1, Value b1) {
+    s.p.add_products(uint64_t{a0.p} * b0.p, uint64_t{a1.p} * b1.p, fold_of(F::p));
+    s.q.add_products(uint64_t{a0.q} * b0.q, uint64_t{a1.q} * b1.q, fold_of(F::q));
+  }
   UGS_HD static constexpr Value acc_value(const Acc& s) {
     return {static_cast<uint32_t>(s.p.v % F::p), static_cast<uint32_t>(s.q.v % F::q)};
   }
