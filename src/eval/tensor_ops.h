@@ -84,34 +84,38 @@ inline constexpr int64_t kMatmulRowBlock = 4, kMatmulColumnChunk = 64;
 #define UGS_VECTOR_INLINE inline
 #endif
 
+// Terms kk .. kk+T-1 (T is 1 or 2) of a tile's R × jn accumulators, from rows [0, R) of a (row stride
+// k) and columns [c, c+jn) of b (row stride n). Two terms at a time, the field folds once per pair.
+template <int T, int R, class A>
+UGS_VECTOR_INLINE void matmul_terms(const A& ar, typename A::Acc (&acc)[R][kMatmulColumnChunk],
+                                    const typename A::Value* a, const typename A::Value* b, int64_t k, int64_t n,
+                                    int64_t kk, int64_t c, int64_t jn) {
+  typename A::Value av[T][R];
+  for (int t = 0; t < T; ++t)
+    for (int i = 0; i < R; ++i) av[t][i] = a[i * k + kk + t];
+  const typename A::Value* brow = b + kk * n + c;
+  for (int64_t j = 0; j < jn; ++j)
+    for (int i = 0; i < R; ++i) {
+      if constexpr (T == 2) {
+        ar.acc_fma2(acc[i][j], av[0][i], brow[j], av[1][i], brow[n + j]);
+      } else {
+        ar.acc_fma(acc[i][j], av[0][i], brow[j]);
+      }
+    }
+}
+
 // Rows [0, R) of a (row stride k) times b (row stride n) into out (row stride n), columns [j0, j1).
 // R is a constant, so the R values of a at each k stay in registers.
 template <int R, class A>
 UGS_VECTOR_INLINE void matmul_row_block(const A& ar, const typename A::Value* a, const typename A::Value* b,
                                         typename A::Value* out, int64_t k, int64_t n, int64_t j0, int64_t j1) {
-  using V = typename A::Value;
   constexpr int64_t kChunk = kMatmulColumnChunk;
   for (int64_t c = j0; c < j1; c += kChunk) {
     const int64_t jn = std::min(kChunk, j1 - c);
     typename A::Acc acc[R][kChunk]{};
     int64_t kk = 0;
-    for (; kk + 1 < k; kk += 2) {  // two terms at a time: the field folds its sums once per pair
-      V a0[R], a1[R];
-      for (int i = 0; i < R; ++i) a0[i] = a[i * k + kk], a1[i] = a[i * k + kk + 1];
-      const V* b0 = b + kk * n + c;
-      const V* b1 = b0 + n;
-      for (int64_t j = 0; j < jn; ++j) {
-        const V x0 = b0[j], x1 = b1[j];
-        for (int i = 0; i < R; ++i) ar.acc_fma2(acc[i][j], a0[i], x0, a1[i], x1);
-      }
-    }
-    if (kk < k) {
-      V av[R];
-      for (int i = 0; i < R; ++i) av[i] = a[i * k + kk];
-      const V* brow = b + kk * n + c;
-      for (int64_t j = 0; j < jn; ++j)
-        for (int i = 0; i < R; ++i) ar.acc_fma(acc[i][j], av[i], brow[j]);
-    }
+    for (; kk + 1 < k; kk += 2) matmul_terms<2>(ar, acc, a, b, k, n, kk, c, jn);
+    if (kk < k) matmul_terms<1>(ar, acc, a, b, k, n, kk, c, jn);
     for (int i = 0; i < R; ++i)
       for (int64_t j = 0; j < jn; ++j) out[i * n + c + j] = ar.acc_value(acc[i][j]);
   }

@@ -73,10 +73,7 @@ struct LazySum {
   }
   // Two products, one fold (a matmul's consecutive k): each is at most (m-1)^2 < 2^62 - 2^32, so v
   // plus both stays below 2^64, and one fold takes it below 2^63 - 2^34 + m < 2^63 again.
-  UGS_HD constexpr void add_products(uint64_t x0, uint64_t x1, uint64_t fold) {
-    v += x0 + x1;
-    v -= fold & (uint64_t{0} - (v >> 63));
-  }
+  UGS_HD constexpr void add_products(uint64_t x0, uint64_t x1, uint64_t fold) { add_product(x0 + x1, fold); }
   // A residue (below 2^31): the fold is due once in 2^32 terms, which a branch predicts, and a sum
   // into one accumulator keeps its one-cycle chain.
   UGS_HD constexpr void add_residue(uint32_t x, uint64_t fold) {
