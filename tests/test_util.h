@@ -11,21 +11,27 @@
 namespace ugs::test {
 
 inline constexpr const char* kReferences[] = {"rmsnorm_linear_small", "gated_mlp_small", "lora_small", "gqa_small"};
-// The reference μGraph each built-in _small preset's search must find: gqa_small's preset holds the
+// The reference μGraph each built-in preset's search must find: gqa_small's preset holds the
 // FlashDecoding pair whose second kernel adds the partial results over its loop (gqa_small_loop); the
-// variant that adds them with reduce_sum_to (gqa_small) needs a space about 50 times larger.
+// variant that adds them with reduce_sum_to (gqa_small) needs a space about 50 times larger. At full
+// size the same holds for gqa_loop and gqa.
 inline constexpr std::pair<const char*, const char*> kSearchReferences[] = {
     {"rmsnorm_linear_small", "rmsnorm_linear_small"},
     {"gated_mlp_small", "gated_mlp_small"},
     {"lora_small", "lora_small"},
-    {"gqa_small", "gqa_small_loop"}};
+    {"gqa_small", "gqa_small_loop"},
+    {"rmsnorm_linear", "rmsnorm_linear"},
+    {"gated_mlp", "gated_mlp"},
+    {"lora", "lora"},
+    {"gqa", "gqa_loop"}};
 inline constexpr const char* kFullReferences[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa"};
 // Every file of experiments/mugraphs/ with its program (test_references checks that none is missing),
 // so that checks of "every reference μGraph" also cover the ones that only a search test names.
 inline constexpr std::pair<const char*, const char*> kEveryReference[] = {
     {"rmsnorm_linear_small", "rmsnorm_linear_small"}, {"gated_mlp_small", "gated_mlp_small"},
     {"lora_small", "lora_small"}, {"gqa_small", "gqa_small"}, {"gqa_small", "gqa_small_loop"},
-    {"rmsnorm_linear", "rmsnorm_linear"}, {"gated_mlp", "gated_mlp"}, {"lora", "lora"}, {"gqa", "gqa"}};
+    {"rmsnorm_linear", "rmsnorm_linear"}, {"gated_mlp", "gated_mlp"}, {"lora", "lora"}, {"gqa", "gqa"},
+    {"gqa", "gqa_loop"}};
 
 inline std::string source_path(const std::string& rel) { return std::string(UGS_SOURCE_DIR) + "/" + rel; }
 

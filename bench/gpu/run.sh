@@ -2,7 +2,7 @@
 # The GPU session's one script (METHOD.md: build here, check and time there in one call). Runs on the
 # lent machine over the bundle that bench/gpu/bundle.sh made: the CUDA tests, the fingerprint
 # throughput bench, and searches with --backend cuda against --backend cpu (same μGraph hashes), the
-# small programs and full-size rmsnorm_linear, bfs against dfs-omp at 16 threads; `dedup`: bfs with
+# small programs and full-size rmsnorm_linear and gqa, bfs against dfs-omp at 16 threads; `dedup`: bfs with
 # --dedup function, classes made on the device against on the CPU (same μGraph hashes and state counts);
 # `gated`: full-size gated_mlp, bfs against dfs-omp with cuda (not in the default parts: minutes).
 #   bench/gpu/run.sh [parts...]    parts: tests presets bench small full dedup gated (default: all but gated);
@@ -45,7 +45,10 @@ for part in $parts; do
       for rep in 1 2 3; do
         for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cuda.$rep" rmsnorm_linear --strategy $s --threads 16 --backend cuda; done
       done
-      for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cpu" rmsnorm_linear --strategy $s --threads 16 --backend cpu; done ;;
+      for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cpu" rmsnorm_linear --strategy $s --threads 16 --backend cpu; done
+      # full-size gqa: 1,421 fingerprints of ~40 ms each on one CPU core (55 of its 63 s on 2 cores)
+      search gqa.bfs.cpu gqa --strategy bfs --threads 16 --backend cpu
+      for s in bfs dfs-omp; do search "gqa.$s.cuda" gqa --strategy $s --threads 16 --backend cuda; done ;;
     gated) # full-size gated_mlp: many fingerprints and confirmations (data for goal 2's restatement)
       for s in bfs dfs-omp; do search "gated_mlp.$s.cuda" gated_mlp --strategy $s --threads 16 --backend cuda; done ;;
     dedup)
