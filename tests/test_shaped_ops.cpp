@@ -39,8 +39,8 @@ std::vector<BlockGraph> block_graphs(const Program& p, const SearchConfig& cfg, 
 bool same(const ShapedView& got, const ShapedOps& want) {
   if (got.rejected != want.rejected || got.ops.size() != want.ops.size()) return false;
   for (size_t i = 0; i < want.ops.size(); ++i)
-    if (!(got.ops[i].op == want.ops[i].op) || !(got.ops[i].result.shape == want.ops[i].result.shape) ||
-        got.ops[i].result.post != want.ops[i].result.post)
+    if (!(got.ops[i].op() == want.ops[i].op()) || got.ops[i].numel != want.ops[i].numel ||
+        got.ops[i].post != want.ops[i].post)
       return false;
   return true;
 }
@@ -90,6 +90,31 @@ TEST(ShapedOpsMemo, PastItsBudgetListsAreComputedAndStillRight) {
   for (size_t i = 0; i < graphs.size(); ++i) ok[i] = same(memo.lookup(graphs[i]), compute_shaped_block_ops(graphs[i], cfg));
   for (size_t i = 0; i < ok.size(); ++i) EXPECT_TRUE(ok[i]) << "graph " << i;
   EXPECT_EQ(memo.stats().entries, 0u);
+}
+
+TEST(ShapedOp, KeepsTheOpAndSaturatesTheElementCount) {
+  Op unary;
+  unary.kind = OpKind::ReduceSumTo;
+  unary.dim = 2;
+  unary.to = 64;
+  unary.in = {kMaxTiles - 1, -1};
+  Tile t;
+  t.shape = Shape::of({1, 16, 64});
+  t.post = true;
+  const ShapedOp a = ShapedOp::of(unary, t);
+  EXPECT_EQ(a.op(), unary);
+  EXPECT_EQ(a.numel, 1024u);
+  EXPECT_TRUE(a.post);
+
+  Op binary;
+  binary.kind = OpKind::Matmul;
+  binary.in = {0, 3};
+  t.shape = Shape::of({65536, 65536, 2});  // 2^33 elements: no budget admits it, saturated or not
+  t.post = false;
+  const ShapedOp b = ShapedOp::of(binary, t);
+  EXPECT_EQ(b.op(), binary);
+  EXPECT_EQ(b.numel, UINT32_MAX);
+  EXPECT_FALSE(b.post);
 }
 
 }  // namespace

@@ -110,12 +110,12 @@ void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCoun
                                         cfg_);
   const int64_t smem = s.b.smem_bytes(rules_);
   for (const search_detail::ShapedOp& c : shaped.ops) {
-    const Op& op = c.op;
-    if (!reach.after(op, c.result)) {
+    const Op op = c.op();
+    if (!reach.after(op, c.post)) {
       ++pruned.reach;
       continue;
     }
-    if (smem + c.result.shape.numel() * rules_.elem_bytes > rules_.smem_budget_bytes) {
+    if (smem + int64_t{c.numel} * rules_.elem_bytes > rules_.smem_budget_bytes) {
       ++pruned.memory;
       continue;
     }

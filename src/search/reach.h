@@ -53,9 +53,9 @@ class BlockReach {
       }
   }
 
-  // Can the graph still be finished once `op`, whose result is `result`, is appended?
-  bool after(const Op& op, const Tile& result) const {
-    int pre = pre_ + !result.post, all = all_ + 1;
+  // Can the graph still be finished once `op`, whose result tile is after the loop if `post`, is appended?
+  bool after(const Op& op, bool post) const {
+    int pre = pre_ + !post, all = all_ + 1;
     for (int i = 0; i < arity(op.kind); ++i) {
       const int t = op.in[i];
       if (used_[t] || (i == 1 && t == op.in[0])) continue;

@@ -119,6 +119,17 @@ ShapedView ShapedOpsMemo::insert(const BlockGraph& b, const Signature& key) cons
   }
 }
 
+ShapedOp ShapedOp::of(const Op& op, const Tile& result) {
+  ShapedOp c;
+  c.kind = op.kind;
+  c.dim = op.dim;
+  c.to = op.to;
+  for (int i = 0; i < 2; ++i) c.in[i] = op.in[i] < 0 ? kNoOperand : static_cast<uint8_t>(op.in[i]);
+  c.numel = static_cast<uint32_t>(std::min<int64_t>(result.shape.numel(), UINT32_MAX));
+  c.post = result.post;
+  return c;
+}
+
 ShapedOps compute_shaped_block_ops(const BlockGraph& b, const SearchConfig& cfg) {
   ShapedOps r;
   for (OpKind kind : cfg.block_ops) {
@@ -130,7 +141,7 @@ ShapedOps compute_shaped_block_ops(const BlockGraph& b, const SearchConfig& cfg)
         if (b.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, b.tiles[x].shape, result.shape))
           ++r.rejected;
         else
-          r.ops.push_back({op, result});
+          r.ops.push_back(ShapedOp::of(op, result));
       });
     });
   }
