@@ -124,7 +124,8 @@ class EmulatedBackend final : public Backend {
 
   BackendKind kind() const override { return BackendKind::Cuda; }
 
-  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
+  // Whole calls, stop or not (the device checks it between chunks; the emulator is for tests).
+  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out, const std::atomic<bool>*) override {
     std::lock_guard lock(mu_);
     out.reset(graphs);
     each_chunk(graphs, [&](const std::vector<uint64_t>& sums) {
@@ -137,7 +138,7 @@ class EmulatedBackend final : public Backend {
 
   // As the device does it: each chunk's items by key_item from its sums, then sorted.
   void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
-                          std::span<const uint64_t> tie, FunctionClasses& out) override {
+                          std::span<const uint64_t> tie, FunctionClasses& out, const std::atomic<bool>*) override {
     std::lock_guard lock(mu_);
     std::vector<ClassItem> items(graphs.size());
     each_chunk(graphs, [&](const std::vector<uint64_t>& sums) {

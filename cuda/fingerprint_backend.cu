@@ -147,11 +147,13 @@ class CudaBackend final : public Backend {
 
   BackendKind kind() const override { return BackendKind::Cuda; }
 
-  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
+  // Stopped between chunks (each one batch of launches).
+  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out,
+                   const std::atomic<bool>* stop) override {
     std::lock_guard lock(mu_);
     const DrainedOnThrow drained(stream_);
     out.reset(graphs);
-    for (size_t b = 0; b < graphs.size();) {
+    for (size_t b = 0; b < graphs.size() && !raised(stop);) {
       const size_t e = chunk_end(graphs, b, budget_elems_);
       run_chunk(graphs, b, e, out);
       b = e;
@@ -161,7 +163,8 @@ class CudaBackend final : public Backend {
   // The batch's items made on the device chunk by chunk (each chunk's keys from its element sums, which
   // never leave the device), then classified there; one item per class comes back.
   void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
-                          std::span<const uint64_t> tie, FunctionClasses& out) override {
+                          std::span<const uint64_t> tie, FunctionClasses& out,
+                          const std::atomic<bool>*) override {  // one classification of the whole batch
     std::lock_guard lock(mu_);
     const DrainedOnThrow drained(stream_);
     out.keys.clear();

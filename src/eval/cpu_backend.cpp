@@ -35,7 +35,7 @@ class CpuBackend final : public Backend {
   // In order, each graph from where the one before it (the context's last, first) stopped.
   void fingerprint_with(std::span<const KernelGraph* const> graphs, Fingerprints& out, FingerprintContext* ctx) override {
     auto* c = dynamic_cast<CpuContext*>(ctx);
-    if (!c) return fingerprint(graphs, out);
+    if (!c) return fingerprint(graphs, out, nullptr);
     out.reset(graphs);
     for (size_t i = 0; i < graphs.size(); ++i) {
       const KernelGraph& g = *graphs[i];
@@ -48,7 +48,9 @@ class CpuBackend final : public Backend {
     }
   }
 
-  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) override {
+  // Stopped between graphs, so a search passes its time limit by at most one evaluation per thread.
+  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out,
+                   const std::atomic<bool>* stop) override {
     out.reset(graphs);
     const PrefixPlan plan = plan_prefixes(graphs, omp_get_max_threads());
     const int64_t groups = static_cast<int64_t>(plan.groups.size()) - 1;
@@ -56,7 +58,7 @@ class CpuBackend final : public Backend {
     for (int64_t g = 0; g < groups; ++g) {
       std::vector<Tensor<FieldPair>> computed;
       const uint64_t* before = nullptr;  // the hashes of the graph before in the group
-      for (size_t k = plan.groups[g]; k < plan.groups[g + 1]; ++k) {
+      for (size_t k = plan.groups[g]; k < plan.groups[g + 1] && !raised(stop); ++k) {
         const uint32_t i = plan.order[k];
         uint64_t* hashes = &out.hashes[out.first[i]];
         one(*graphs[i], static_cast<int>(plan.shared[k]), computed, before, hashes, out.match[i]);
@@ -66,9 +68,14 @@ class CpuBackend final : public Backend {
   }
 
   void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
-                          std::span<const uint64_t> tie, FunctionClasses& out) override {
+                          std::span<const uint64_t> tie, FunctionClasses& out,
+                          const std::atomic<bool>* stop) override {
     Fingerprints fp;
-    fingerprint(graphs, fp);
+    fingerprint(graphs, fp, stop);
+    if (raised(stop)) {
+      out = {};
+      return;
+    }
     std::vector<ClassItem> items(graphs.size());
     const auto n = static_cast<int64_t>(graphs.size());
 #pragma omp parallel for schedule(static, 256) if (n > 4096)

@@ -64,9 +64,10 @@ void Bfs::dedup_function() {
 
   t0 = Clock::now();
   FunctionClasses classes;
-  e_.verifier.backend().classify_functions(graphs, cost, tie, classes);
+  e_.verifier.backend().classify_functions(graphs, cost, tie, classes, cut_flag());
   collector_.c.fingerprint_evals += graphs.size();
   collector_.c.phase_s.fingerprint += seconds_since(t0);
+  if (cut()) return;  // the classes may be incomplete: none of them may join the known functions
 
   t0 = Clock::now();
   std::vector<uint8_t> explored(graphs.size(), 0);

@@ -171,9 +171,10 @@ void Bfs::verify() {
   verified_.assign(n_, 0);
   if (graphs_.empty()) return;
   const auto t0 = Clock::now();
-  e_.verifier.backend().fingerprint(graphs_, fp_);
+  e_.verifier.backend().fingerprint(graphs_, fp_, cut_flag());
   collector_.c.fingerprint_evals += graphs_.size();
   collector_.c.phase_s.fingerprint += seconds_since(t0);
+  if (cut()) return;  // the fingerprints may be incomplete
   for (size_t k = 0; k < graphs_.size();) {
     size_t end = k;
     bool any = false;
@@ -181,7 +182,6 @@ void Bfs::verify() {
     if (any) runs_.emplace_back(k, end);
     k = end;
   }
-  if (cut()) return;
   if (!runs_.empty() && e_.verifier.confirms_on_device()) confirm_field_tests_in_bulk();
   // One run: its confirmation with the evaluator's own threads (blocks, rows); more: side by side,
   // each on one thread (the float64 check of a large candidate gains little from the evaluator's).

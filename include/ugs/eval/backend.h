@@ -4,6 +4,7 @@
 // equal the program's element by element. The breadth-first search hands it a whole level; the
 // depth-first ones one candidate at a time, as Mirage does. `cpu` (OpenMP over graphs) always
 // exists; `cuda` when the binary has CUDA code and a device is present. Both give the same bits.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,13 +65,18 @@ class FingerprintContext {
   virtual ~FingerprintContext() = default;
 };
 
+inline bool raised(const std::atomic<bool>* stop) { return stop && stop->load(std::memory_order_relaxed); }
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual BackendKind kind() const = 0;
   // Thread-safe (a backend with one device serializes its callers). Graphs need not be complete: a
-  // graph without outputs gets its hashes and match 0.
-  virtual void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out) = 0;
+  // graph without outputs gets its hashes and match 0. Once `stop` (a search's time limit; may be
+  // null) is raised, a call may return before it evaluated every graph, leaving `out` incomplete:
+  // a caller that passes a flag discards what it got once the flag is up.
+  virtual void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out,
+                           const std::atomic<bool>* stop = nullptr) = 0;
   // A context for fingerprint_with, or null where the backend keeps nothing between calls.
   virtual std::unique_ptr<FingerprintContext> make_context() const { return nullptr; }
   // As fingerprint, reusing what ctx holds (null: nothing) and leaving in it what the next call may use.
@@ -79,8 +85,10 @@ class Backend {
   }
   // The function classes of a batch of kernel-level graphs (function_classes.h): the graphs are
   // fingerprinted, keyed and ranked by cost[i], tie[i] and i where the backend keeps their hashes.
+  // `stop` as for fingerprint.
   virtual void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
-                                  std::span<const uint64_t> tie, FunctionClasses& out) = 0;
+                                  std::span<const uint64_t> tie, FunctionClasses& out,
+                                  const std::atomic<bool>* stop = nullptr) = 0;
   // Whether a call costs mostly a fixed amount (launches, transfers), so that a driver should gather
   // whole batches; false: a call costs per graph, and a driver may call from inside its own threads.
   virtual bool wants_batches() const { return kind() == BackendKind::Cuda; }
