@@ -23,7 +23,8 @@ inline constexpr std::pair<const char*, const char*> kSearchReferences[] = {
     {"rmsnorm_linear", "rmsnorm_linear"},
     {"gated_mlp", "gated_mlp"},
     {"lora", "lora"},
-    {"gqa", "gqa_loop"}};
+    {"gqa", "gqa_loop"},
+    {"qknorm_gqa", "qknorm_gqa"}};
 inline constexpr const char* kFullReferences[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa"};
 // Every file of experiments/mugraphs/ with its program (test_references checks that none is missing),
 // so that checks of "every reference μGraph" also cover the ones that only a search test names.
@@ -31,7 +32,7 @@ inline constexpr std::pair<const char*, const char*> kEveryReference[] = {
     {"rmsnorm_linear_small", "rmsnorm_linear_small"}, {"gated_mlp_small", "gated_mlp_small"},
     {"lora_small", "lora_small"}, {"gqa_small", "gqa_small"}, {"gqa_small", "gqa_small_loop"},
     {"rmsnorm_linear", "rmsnorm_linear"}, {"gated_mlp", "gated_mlp"}, {"lora", "lora"}, {"gqa", "gqa"},
-    {"gqa", "gqa_loop"}};
+    {"gqa", "gqa_loop"}, {"qknorm_gqa", "qknorm_gqa"}};
 
 inline std::string source_path(const std::string& rel) { return std::string(UGS_SOURCE_DIR) + "/" + rel; }
 
