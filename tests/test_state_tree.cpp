@@ -151,5 +151,31 @@ TEST(StateTree, ALevelTakesFromTheBackAndForgetsWhatWasExpanded) {
   EXPECT_EQ(l.pending(), 9u);
 }
 
+// A bfs chunk and a slab store each distinct opening once, however many children name it.
+TEST(StateTree, EqualOpeningsAreStoredOnce) {
+  const Program p = load_program("gqa_small");
+  const SearchConfig cfg = test::config_for(p);
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  std::vector<Step> steps, opens;
+  PruneCounts pruned;
+  gen.candidates(gen.root(), steps, pruned);
+  for (const Step& st : steps)
+    if (st.kind == Step::Kind::OpenBlock) opens.push_back(st);
+  ASSERT_GT(opens.size(), 100u);  // past the first rebuilds of the index
+  std::vector<Step> stored;
+  std::vector<uint32_t> slots;
+  for (int round = 0; round < 2; ++round)
+    for (uint32_t i = 0; i < opens.size(); ++i) {
+      const uint32_t at = store_opening(stored, slots, opens[i]);
+      EXPECT_EQ(at, i) << "round " << round;  // the root's openings are all distinct
+      EXPECT_EQ(step_hash(stored[at]), step_hash(opens[i]));
+    }
+  EXPECT_EQ(stored.size(), opens.size());
+  slots.clear();  // as a chunk is emptied between batches, its openings kept: the index is rebuilt
+  EXPECT_EQ(store_opening(stored, slots, opens.back()), opens.size() - 1);
+  EXPECT_EQ(stored.size(), opens.size());
+}
+
 }  // namespace
 }  // namespace ugs::search_detail

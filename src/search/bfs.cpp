@@ -182,6 +182,12 @@ bool Bfs::advance() {
 void Bfs::retreat(int depth) {
   for (size_t d = depth + 1; d < levels_.size(); ++d) levels_[d].drop_expanded(spare_);  // all expanded
   levels_[depth].drop_expanded(spare_);
+  const size_t keep = kSparePerThread * scratch_.size();
+  if (spare_.size() > keep) {
+    std::nth_element(spare_.begin(), spare_.begin() + keep, spare_.end(),
+                     [](const NodeSlab& a, const NodeSlab& b) { return a.bytes() > b.bytes(); });
+    spare_.erase(spare_.begin() + keep, spare_.end());
+  }
   current_ = depth;
   ++tree_;
 }

@@ -14,14 +14,32 @@
 
 namespace ugs::search_detail {
 
+namespace {
+
+// Emptied, and its buffer freed if it is over kChunkKeepBytes: a chunk keeps what its largest batch
+// needed, and the few batches of states with thousands of openings each would otherwise pin their
+// buffers in all of a batch's chunks for the rest of the search (qknorm_gqa: 1.5 GB).
+constexpr size_t kChunkKeepBytes = size_t{1} << 20;
+
+template <class V>
+void empty(V& v) {
+  if (v.capacity() * sizeof(typename V::value_type) > kChunkKeepBytes)
+    V().swap(v);
+  else
+    v.clear();
+}
+
+}  // namespace
+
 void Chunk::clear() {
-  children.clear();
-  openings.clear();
-  keys.clear();
-  keep.clear();
+  empty(children);
+  empty(openings);
+  empty(opening_slots);
+  empty(keys);
+  empty(keep);
   kernel_level.clear();
   kernel_level_child.clear();
-  misses.clear();
+  empty(misses);
   deferred.clear();
   completions.clear();
   owners.clear();
@@ -151,8 +169,8 @@ void Bfs::make_child(uint32_t i, const Step& st, Chunk& c, int t) {
     c.kernel_level.push_back(child.g);
     c.kernel_level_child.push_back(static_cast<uint32_t>(c.children.size()));
   }
-  const uint32_t opening = static_cast<uint32_t>(c.openings.size());
-  if (st.kind == Step::Kind::OpenBlock) c.openings.push_back(st);
+  // The chunk's states mostly share their kernel-level tensors, so their openings repeat: stored once.
+  const uint32_t opening = st.kind == Step::Kind::OpenBlock ? store_opening(c.openings, c.opening_slots, st) : 0;
   c.children.push_back({batch_[i], st.query, pack_step(st, opening)});
   c.keys.push_back(child_key(batch_keys_[i], step_hash(st)));
 }

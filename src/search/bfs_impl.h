@@ -29,7 +29,8 @@ struct Pending {
 // level is the same in every run.
 struct Chunk {
   std::vector<Node> children;                // packed as the next level holds them
-  std::vector<Step> openings;                // the children's opening steps (a node names its index)
+  std::vector<Step> openings;                // the children's distinct opening steps (a node names one)
+  std::vector<uint32_t> opening_slots;       // openings by hash (store_opening)
   std::vector<uint64_t> keys;                // per child: its key
   std::vector<uint8_t> keep;                 // whether it survives dedup and routing
   std::vector<KernelGraph> kernel_level;     // function dedup: the children outside any block graph
@@ -164,6 +165,9 @@ class Bfs {
   uint64_t expanded_ = 0, children_bytes_ = 0;  // for the batch size under a memory limit
   // Slabs of dropped levels, reused for new children: after the first levels, a search under a memory
   // limit allocates nothing and faults no page. Taken by the threads under the lock, once per slab.
+  // Only the kSparePerThread largest per thread are kept: a search in chunks drops many small slabs,
+  // and keeping them all held more memory than the limit (gqa at 256 MiB: 278 thousand, 370 MB).
+  static constexpr size_t kSparePerThread = 4;
   std::vector<NodeSlab> spare_;
   std::mutex spare_lock_;
   NodeSlab take_slab();

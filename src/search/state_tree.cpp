@@ -88,24 +88,28 @@ bool same_opening(const Step& a, const Step& b) {
 
 }  // namespace
 
-uint32_t NodeSlab::store_opening(const Step& st) {
-  if (2 * (openings.size() + 1) > opening_slots.size()) {  // half full at most: rebuilt twice the size
-    opening_slots.assign(std::max<size_t>(64, 2 * opening_slots.size()), 0);
-    const size_t mask = opening_slots.size() - 1;
+uint32_t store_opening(std::vector<Step>& openings, std::vector<uint32_t>& slots, const Step& st) {
+  if (2 * (openings.size() + 1) > slots.size()) {  // half full at most: rebuilt at least twice the size
+    size_t size = std::max<size_t>(64, 2 * slots.size());
+    while (size < 2 * (openings.size() + 1)) size *= 2;
+    slots.assign(size, 0);
+    const size_t mask = slots.size() - 1;
     for (uint32_t i = 0; i < openings.size(); ++i) {
       size_t at = step_hash(openings[i]) & mask;
-      while (opening_slots[at]) at = (at + 1) & mask;
-      opening_slots[at] = i + 1;
+      while (slots[at]) at = (at + 1) & mask;
+      slots[at] = i + 1;
     }
   }
-  const size_t mask = opening_slots.size() - 1;
+  const size_t mask = slots.size() - 1;
   size_t at = step_hash(st) & mask;
-  for (; opening_slots[at]; at = (at + 1) & mask)
-    if (same_opening(openings[opening_slots[at] - 1], st)) return opening_slots[at] - 1;
+  for (; slots[at]; at = (at + 1) & mask)
+    if (same_opening(openings[slots[at] - 1], st)) return slots[at] - 1;
   openings.push_back(st);
-  opening_slots[at] = static_cast<uint32_t>(openings.size());
+  slots[at] = static_cast<uint32_t>(openings.size());
   return static_cast<uint32_t>(openings.size() - 1);
 }
+
+uint32_t NodeSlab::store_opening(const Step& st) { return search_detail::store_opening(openings, opening_slots, st); }
 
 void NodeSlab::push_child(NodeId parent, const Step& st) {
   const uint32_t opening = st.kind == Step::Kind::OpenBlock ? store_opening(st) : 0;

@@ -29,6 +29,10 @@ inline constexpr uint32_t kBase = ~uint32_t{0};
 // A node's place in its level: its slab's index, then its offset in the slab.
 using NodeId = uint32_t;
 
+// The index of `st` among `openings`, appended unless an equal opening is there already; `slots`
+// indexes them by hash (1 + index, 0 free; cleared, it is rebuilt on the next call).
+uint32_t store_opening(std::vector<Step>& openings, std::vector<uint32_t>& slots, const Step& st);
+
 // Nodes written together (one thread's children over some batches), with what a node's eight bytes
 // cannot hold: opening steps (grid, loop range, loaders) and base states. A slab grows as it fills
 // (a small level costs little), and a reused one keeps its buffers.
