@@ -16,9 +16,9 @@ namespace ugs::search_detail {
 
 namespace {
 
-// Emptied, and its buffer freed if it is over kChunkKeepBytes: a chunk keeps what its largest batch
-// needed, and the few batches of states with thousands of openings each would otherwise pin their
-// buffers in all of a batch's chunks for the rest of the search (qknorm_gqa: 1.5 GB).
+// Emptied, and its buffer freed if it is over kChunkKeepBytes: otherwise each of a batch's (up to 512)
+// chunks would keep its largest batch's buffers, from a level of states with thousands of children
+// each, for the rest of the search.
 constexpr size_t kChunkKeepBytes = size_t{1} << 20;
 
 template <class V>
