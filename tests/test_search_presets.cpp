@@ -1,9 +1,11 @@
 // The built-in presets searched completely, as issues 4 and 5 ask: for every _small program the three
 // depth-first strategies and bfs at 1 and 2 threads return one set of μGraph hashes, nothing twice, the
 // known μGraphs of DESIGN §7 among them (test_search checks that runs repeat). Slow: gqa_small takes
-// about five minutes, the others seconds. Every full-size preset is searched once (bfs, 2 threads),
-// so that none of them comes back empty-handed: gqa takes about a minute on 2 cores, qknorm_gqa about
-// three (and 7 GiB), the others seconds.
+// about five minutes, the others seconds. Every full-size preset but qknorm_gqa's is searched once
+// (bfs, 2 threads), so that none of them comes back empty-handed: gqa takes about a minute on 2 cores,
+// the others seconds. qknorm_gqa's takes 3 to 6 minutes and 7 GiB, past what the suite can spend;
+// Generator.EveryReferenceIsInItsPresetsSpace walks its reference through the generator and the
+// oracle instead, and test_references_full verifies that reference.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -17,7 +19,7 @@ namespace {
 
 const char* const kSmall[] = {"rmsnorm_linear_small", "gated_mlp_small", "lora_small", "gqa_small",
                               "mha_small", "mqa_small", "qknorm_gqa_small", "ntrans_small"};
-const char* const kFull[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa", "mha", "mqa", "qknorm_gqa", "ntrans"};
+const char* const kFull[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa", "mha", "mqa", "ntrans"};
 
 // In result order (best first): equal vectors mean equal sets in equal order.
 std::vector<uint64_t> hashes(const SearchResult& r) {
