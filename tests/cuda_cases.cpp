@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string_view>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -32,6 +34,13 @@ std::vector<KernelGraph> reference_batch(const std::string& name, bool with_muta
   if (with_mutants)
     for (const MutantCase& m : all_mutant_cases())
       if (m.name.rfind(name + ": ", 0) == 0) r.push_back(m.graph);
+  return r;
+}
+
+std::vector<std::pair<std::string, std::string>> every_reference(bool small) {
+  std::vector<std::pair<std::string, std::string>> r;
+  for (const auto& [program, name] : kEveryReference)
+    if (std::string_view(program).ends_with("_small") == small) r.emplace_back(program, name);
   return r;
 }
 
@@ -135,8 +144,9 @@ void expect_programs_match_themselves(const BackendMaker& make) {
   }
 }
 
-void expect_reference_batch_matches_cpu(const std::string& name, bool with_mutants, const BackendMaker& make) {
-  expect_matches_cpu(name, load_program(name).graph, reference_batch(name, with_mutants), 5, make,
+void expect_reference_batch_matches_cpu(const std::string& program, const std::string& reference, bool with_mutants,
+                                        const BackendMaker& make) {
+  expect_matches_cpu(reference, load_program(program).graph, reference_batch(reference, with_mutants), 5, make,
                      [](FieldKind f, const Fingerprints& fp) {
                        EXPECT_EQ(fp.match[0], 1) << "the reference";
                        for (size_t i = 1; i < fp.match.size() && f == FieldKind::Wide; ++i) EXPECT_EQ(fp.match[i], 0) << i;
@@ -182,9 +192,9 @@ void expect_float_outputs_match_cpu(const FloatMaker& make) {
     const KernelGraph p = load_program(name).graph;
     std::vector<KernelGraph> graphs = random_graphs(p, 24, 31);
     graphs.push_back(p);
-    const bool has_reference = std::find(std::begin(kReferences), std::end(kReferences), name) != std::end(kReferences);
-    if (has_reference)
-      for (KernelGraph& g : reference_batch(name, true)) graphs.push_back(std::move(g));
+    for (const auto& [program, reference] : every_reference(true))
+      if (program == name)
+        for (KernelGraph& g : reference_batch(reference, true)) graphs.push_back(std::move(g));
     const VerifyOptions opt;
     const auto tested = make(p, float_check_seed(opt));
     ASSERT_TRUE(tested);

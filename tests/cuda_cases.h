@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ugs/eval/backend.h"
@@ -16,9 +17,13 @@ namespace ugs::test {
 // The built-in programs whose names end in _small.
 std::vector<std::string> small_programs();
 
-// For a reference μGraph (test::kReferences or kFullReferences): the reference, its kernel-level
-// prefixes without outputs (partial states), and, where it has them, its hand-made mutants.
+// For a reference μGraph (a name of experiments/mugraphs/): the reference, its kernel-level prefixes
+// without outputs (partial states), and, where it has them, its hand-made mutants.
 std::vector<KernelGraph> reference_batch(const std::string& name, bool with_mutants);
+
+// (program, reference) of every reference μGraph (test::kEveryReference) of a _small program, or of
+// a full-size one.
+std::vector<std::pair<std::string, std::string>> every_reference(bool small);
 
 // n graphs of predefined ops over the program's inputs, drawn at random (every op kind, broadcasts,
 // reductions over every dim); some are partial (no outputs), some end with outputs set.
@@ -38,7 +43,8 @@ using BackendMaker = std::function<std::unique_ptr<Backend>(const KernelGraph& p
 // every _small program against itself (it must match), a reference μGraph's batch (the reference must
 // match; in the wide field nothing else may), and random graphs of predefined ops on every _small program.
 void expect_programs_match_themselves(const BackendMaker& make);
-void expect_reference_batch_matches_cpu(const std::string& name, bool with_mutants, const BackendMaker& make);
+void expect_reference_batch_matches_cpu(const std::string& program, const std::string& reference, bool with_mutants,
+                                        const BackendMaker& make);
 void expect_random_graphs_match_cpu(int per_program, const BackendMaker& make);
 
 // Function classes (Backend::classify_functions) against the CPU backend's, on every _small program:
@@ -52,8 +58,8 @@ std::string compare_classes(Backend& a, Backend& b, std::span<const KernelGraph*
 using FloatMaker = std::function<std::unique_ptr<FloatEvaluator>(const KernelGraph& program, uint64_t seed)>;
 
 // On every _small program: its outputs against the CPU evaluator's in float64 (to rounding) for the
-// program, random graphs of predefined ops and, where there is one, the reference μGraph, its partial
-// states and its mutants; and the confirmation's answers with it as without it.
+// program, random graphs of predefined ops and its reference μGraphs with their partial states and
+// mutants; and the confirmation's answers with it as without it.
 void expect_float_outputs_match_cpu(const FloatMaker& make);
 
 }  // namespace ugs::test

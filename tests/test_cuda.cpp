@@ -96,12 +96,14 @@ TEST(CudaBackend, EverySmallProgramMatchesItselfBitForBitWithTheCpu) {
 
 TEST(CudaBackend, SmallReferencesTheirPartialStatesAndMutants) {
   UGS_REQUIRE_DEVICE();
-  for (const char* name : test::kReferences) test::expect_reference_batch_matches_cpu(name, true, cuda_backend);
+  for (const auto& [program, name] : test::every_reference(true))
+    test::expect_reference_batch_matches_cpu(program, name, true, cuda_backend);
 }
 
 TEST(CudaBackend, FullSizeReferencesAndTheirPartialStates) {
   UGS_REQUIRE_DEVICE();
-  for (const char* name : test::kFullReferences) test::expect_reference_batch_matches_cpu(name, false, cuda_backend);
+  for (const auto& [program, name] : test::every_reference(false))
+    test::expect_reference_batch_matches_cpu(program, name, false, cuda_backend);
 }
 
 TEST(CudaBackend, RandomGraphsOfEveryPredefinedOp) {

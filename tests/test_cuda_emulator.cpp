@@ -46,7 +46,8 @@ TEST(CudaEmulator, EverySmallProgramMatchesItselfAsTheCpuSays) {
 }
 
 TEST(CudaEmulator, ReferencesTheirPartialStatesAndMutants) {
-  for (const char* name : test::kReferences) test::expect_reference_batch_matches_cpu(name, true, emulator(3));
+  for (const auto& [program, name] : test::every_reference(true))
+    test::expect_reference_batch_matches_cpu(program, name, true, emulator(3));
 }
 
 TEST(CudaEmulator, RandomGraphsOfEveryPredefinedOp) { test::expect_random_graphs_match_cpu(24, emulator(3)); }

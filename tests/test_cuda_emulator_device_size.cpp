@@ -24,7 +24,7 @@ TEST(CudaEmulatorAtDeviceSize, EverySmallProgramMatchesItselfAsTheCpuSays) {
 class ReferenceAtDeviceSize : public testing::TestWithParam<const char*> {};
 
 TEST_P(ReferenceAtDeviceSize, ItsPartialStatesAndMutants) {
-  test::expect_reference_batch_matches_cpu(GetParam(), true, device_sized());
+  test::expect_reference_batch_matches_cpu(GetParam(), GetParam(), true, device_sized());
 }
 
 INSTANTIATE_TEST_SUITE_P(Small, ReferenceAtDeviceSize, testing::ValuesIn(test::kReferences));

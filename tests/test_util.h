@@ -25,7 +25,6 @@ inline constexpr std::pair<const char*, const char*> kSearchReferences[] = {
     {"lora", "lora"},
     {"gqa", "gqa_loop"},
     {"qknorm_gqa", "qknorm_gqa"}};
-inline constexpr const char* kFullReferences[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa"};
 // Every file of experiments/mugraphs/ with its program (test_references checks that none is missing),
 // so that checks of "every reference μGraph" also cover the ones that only a search test names.
 inline constexpr std::pair<const char*, const char*> kEveryReference[] = {
