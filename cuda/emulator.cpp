@@ -113,7 +113,7 @@ class EmulatedBackend final : public Backend {
     std::lock_guard lock(mu_);
     const KernelGraph* one = &g;
     std::vector<std::vector<double>> out;
-    each_chunk(std::span(&one, 1), [&](const std::vector<uint64_t>&) {
+    each_chunk(std::span(&one, 1), nullptr, [&](const std::vector<uint64_t>&) {
       for (int32_t t : g.outputs) {
         out.emplace_back(g.shape(t).numel());
         std::memcpy(out.back().data(), plan_.where[0][t], out.back().size() * sizeof(double));
@@ -124,11 +124,12 @@ class EmulatedBackend final : public Backend {
 
   BackendKind kind() const override { return BackendKind::Cuda; }
 
-  // Whole calls, stop or not (the device checks it between chunks; the emulator is for tests).
-  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out, const std::atomic<bool>*) override {
+  // Stopped between chunks, as the device is.
+  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out,
+                   const std::atomic<bool>* stop) override {
     std::lock_guard lock(mu_);
     out.reset(graphs);
-    each_chunk(graphs, [&](const std::vector<uint64_t>& sums) {
+    each_chunk(graphs, stop, [&](const std::vector<uint64_t>& sums) {
       std::vector<uint8_t> match = plan_.match;
       for (const CompareItem& c : plan_.compares)
         if (sums[c.slot] != c.want_sum || !std::equal(c.got, c.got + c.numel, c.want)) match[c.graph] = 0;
@@ -136,12 +137,14 @@ class EmulatedBackend final : public Backend {
     });
   }
 
-  // As the device does it: each chunk's items by key_item from its sums, then sorted.
+  // As the device does it: each chunk's items by key_item from its sums, then sorted; no classes once
+  // the stop is raised.
   void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
-                          std::span<const uint64_t> tie, FunctionClasses& out, const std::atomic<bool>*) override {
+                          std::span<const uint64_t> tie, FunctionClasses& out,
+                          const std::atomic<bool>* stop) override {
     std::lock_guard lock(mu_);
     std::vector<ClassItem> items(graphs.size());
-    each_chunk(graphs, [&](const std::vector<uint64_t>& sums) {
+    each_chunk(graphs, stop, [&](const std::vector<uint64_t>& sums) {
       build_key_plan(graphs, plan_, keys_);
       KeyArgs a;
       a.graphs = keys_.graphs.data();
@@ -156,6 +159,10 @@ class EmulatedBackend final : public Backend {
       a.items = items.data();
       for (uint32_t i = 0; i < a.n; ++i) key_item(a, i);
     });
+    if (raised(stop)) {
+      out = {};
+      return;
+    }
     out.assign(items);
   }
 
@@ -182,7 +189,7 @@ class EmulatedBackend final : public Backend {
   // The program's outputs into want_ and r_.
   void run_program(const KernelGraph& program, std::span<const uint64_t> input_sums) {
     const KernelGraph* one = &program;
-    each_chunk(std::span(&one, 1), [&](const std::vector<uint64_t>& work_sums) {
+    each_chunk(std::span(&one, 1), nullptr, [&](const std::vector<uint64_t>& work_sums) {
       const std::vector<const FieldPair*> at = adopt_outputs(program, plan_, work_sums.data(), input_sums, r_);
       for (size_t o = 0; o < at.size(); ++o) {
         want_[o].assign(at[o], at[o] + r_.want_shapes[o].numel());
@@ -191,14 +198,15 @@ class EmulatedBackend final : public Backend {
     });
   }
 
-  // Each chunk of the batch planned into plan_ and run; then done(its element sums).
+  // Each chunk of the batch planned into plan_ and run; then done(its element sums). None once `stop`
+  // is raised.
   template <class Done>
-  void each_chunk(std::span<const KernelGraph* const> graphs, Done done) {
+  void each_chunk(std::span<const KernelGraph* const> graphs, const std::atomic<bool>* stop, Done done) {
     PlanLimits limits;
     limits.threads = static_cast<int>(threads_);
     limits.smem_bytes = 1u << 30;
     limits.compare_chunk = tuning::kCompareChunk;
-    for (size_t b = 0; b < graphs.size();) {
+    for (size_t b = 0; b < graphs.size() && !raised(stop);) {
       const size_t e = chunk_end(graphs, b, budget_elems_);
       uint64_t need = 0;
       for (size_t i = b; i < e; ++i) need += computed_elems(*graphs[i]);

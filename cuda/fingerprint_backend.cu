@@ -161,10 +161,11 @@ class CudaBackend final : public Backend {
   }
 
   // The batch's items made on the device chunk by chunk (each chunk's keys from its element sums, which
-  // never leave the device), then classified there; one item per class comes back.
+  // never leave the device), then classified there; one item per class comes back. Stopped between
+  // chunks, with no classes.
   void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
                           std::span<const uint64_t> tie, FunctionClasses& out,
-                          const std::atomic<bool>*) override {  // one classification of the whole batch
+                          const std::atomic<bool>* stop) override {
     std::lock_guard lock(mu_);
     const DrainedOnThrow drained(stream_);
     out.keys.clear();
@@ -173,7 +174,7 @@ class CudaBackend final : public Backend {
     size_t temp_bytes = 0;
     throw_if(classify_temp_bytes(static_cast<uint32_t>(graphs.size()), &temp_bytes), "classification scratch size");
     const ClassLayout at(graphs.size(), temp_bytes);
-    make_items(graphs, cost, tie, at);
+    if (!make_items(graphs, cost, tie, at, stop)) return;
     const std::span<const ClassItem> best = classify_items(graphs.size(), at, temp_bytes);
     for (const ClassItem& c : best) {
       out.keys.push_back(c.key);
@@ -183,9 +184,9 @@ class CudaBackend final : public Backend {
 
  private:
   // Every graph's ClassItem into the device's items array: cost and tie uploaded, then chunk by chunk
-  // the plan run and the keys made from its sums.
-  void make_items(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
-                  std::span<const uint64_t> tie, const ClassLayout& at) {
+  // the plan run and the keys made from its sums. False when the stop cut it short.
+  bool make_items(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
+                  std::span<const uint64_t> tie, const ClassLayout& at, const std::atomic<bool>* stop) {
     throw_if(classes_.reserve(at.end), "classification memory");
     throw_if(classes_host_.reserve(at.host_end), "classification staging");
     std::memcpy(classes_host_.as<char>(at.cost), cost.data(), cost.size() * sizeof(double));
@@ -193,12 +194,14 @@ class CudaBackend final : public Backend {
     throw_if(cudaMemcpyAsync(classes_.as<char>(), classes_host_.as<char>(), at.items, cudaMemcpyHostToDevice, stream_),
              "cost upload");
     for (size_t b = 0; b < graphs.size();) {
+      if (raised(stop)) return false;
       const size_t e = chunk_end(graphs, b, budget_elems_);
       const Layout chunk = enqueue_chunk(graphs, b, e, true);
       throw_if(dispatch_function_keys(key_args(chunk, at), stream_), "function keys");
       throw_if(cudaStreamSynchronize(stream_), "kernels");  // before the staging buffer is refilled
       b = e;
     }
+    return true;
   }
 
   // The n items sorted and each class's first selected on the device; those back in host memory.

@@ -1,6 +1,7 @@
 #include "cuda_cases.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <random>
 #include <string_view>
@@ -157,6 +158,31 @@ void expect_random_graphs_match_cpu(int per_program, const BackendMaker& make) {
   for (const std::string& name : small_programs()) {
     const KernelGraph p = load_program(name).graph;
     expect_matches_cpu(name, p, random_graphs(p, per_program, 99), 21, make);
+  }
+}
+
+void expect_nothing_evaluated_once_the_stop_is_raised(const BackendMaker& make) {
+  const KernelGraph program = load_program("gqa_small").graph;
+  const std::vector<KernelGraph> graphs = reference_batch("gqa_small", true);
+  const std::vector<const KernelGraph*> ptrs = pointers(graphs);
+  const auto backend = make(program, FieldKind::Wide, 8);
+  ASSERT_TRUE(backend);
+  const std::vector<double> cost(graphs.size(), 1.0);
+  const std::vector<uint64_t> tie(graphs.size(), 0);
+  for (const bool up : {false, true}) {
+    SCOPED_TRACE(up ? "stop raised" : "stop down");
+    const std::atomic<bool> stop{up};
+    Fingerprints fp;
+    backend->fingerprint(ptrs, fp, &stop);
+    ASSERT_EQ(fp.match.size(), graphs.size());
+    const size_t zero = std::count(fp.hashes.begin(), fp.hashes.end(), uint64_t{0});
+    const size_t matches = std::count(fp.match.begin(), fp.match.end(), uint8_t{1});
+    EXPECT_EQ(zero == fp.hashes.size(), up);
+    EXPECT_EQ(matches, up ? 0u : 1u);  // the reference
+    FunctionClasses classes;
+    backend->classify_functions(ptrs, cost, tie, classes, &stop);
+    EXPECT_EQ(classes.keys.empty(), up);
+    EXPECT_EQ(classes.best.size(), classes.keys.size());
   }
 }
 

@@ -54,6 +54,10 @@ void expect_function_classes_match_cpu(const BackendMaker& make);
 // "" when a and b give the same classes of graphs (keys and representatives), else the first difference.
 std::string compare_classes(Backend& a, Backend& b, std::span<const KernelGraph* const> graphs);
 
+// gqa_small's reference batch with the search's stop flag down, then raised: fingerprints and classes
+// of every graph, then none (hashes all zero, no match, no class).
+void expect_nothing_evaluated_once_the_stop_is_raised(const BackendMaker& make);
+
 // The float64 check's evaluator under test (the device's, or its emulation) for a program and seed.
 using FloatMaker = std::function<std::unique_ptr<FloatEvaluator>(const KernelGraph& program, uint64_t seed)>;
 

@@ -106,6 +106,11 @@ TEST(CudaBackend, FullSizeReferencesAndTheirPartialStates) {
     test::expect_reference_batch_matches_cpu(program, name, false, cuda_backend);
 }
 
+TEST(CudaBackend, EvaluatesNothingOnceTheStopIsRaised) {
+  UGS_REQUIRE_DEVICE();
+  test::expect_nothing_evaluated_once_the_stop_is_raised(cuda_backend);
+}
+
 TEST(CudaBackend, RandomGraphsOfEveryPredefinedOp) {
   UGS_REQUIRE_DEVICE();
   test::expect_random_graphs_match_cpu(64, cuda_backend);

@@ -50,6 +50,8 @@ TEST(CudaEmulator, ReferencesTheirPartialStatesAndMutants) {
     test::expect_reference_batch_matches_cpu(program, name, true, emulator(3));
 }
 
+TEST(CudaEmulator, EvaluatesNothingOnceTheStopIsRaised) { test::expect_nothing_evaluated_once_the_stop_is_raised(emulator(3)); }
+
 TEST(CudaEmulator, RandomGraphsOfEveryPredefinedOp) { test::expect_random_graphs_match_cpu(24, emulator(3)); }
 
 // A batch whose tensors exceed the memory budget is cut into chunks (one graph at least per chunk).

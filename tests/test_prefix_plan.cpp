@@ -3,8 +3,6 @@
 // matches it gives each graph alone, in both fields, and stops a batch when the search's flag is up.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <set>
 
 #include "cuda_cases.h"
@@ -101,27 +99,9 @@ TEST(PrefixPlan, AContextCarriesTheLastGraphFromCallToCall) {
 // A raised stop flag (the time limit) ends a batch call before its next graph: nothing is evaluated,
 // and a classification gives no classes (a caller could otherwise take half-made ones as known).
 TEST(PrefixPlan, TheCpuBackendEvaluatesNothingOnceTheStopIsRaised) {
-  const KernelGraph program = load_program("gqa_small").graph;
-  const std::vector<KernelGraph> graphs = test::reference_batch("gqa_small", true);
-  const std::vector<const KernelGraph*> ptrs = test::pointers(graphs);
-  const auto backend = make_cpu_backend(FingerprintSetup::make(program, FieldKind::Wide, 8));
-  const std::vector<double> cost(graphs.size(), 1.0);
-  const std::vector<uint64_t> tie(graphs.size(), 0);
-  for (const bool up : {false, true}) {
-    SCOPED_TRACE(up ? "stop raised" : "stop down");
-    const std::atomic<bool> stop{up};
-    Fingerprints fp;
-    backend->fingerprint(ptrs, fp, &stop);
-    ASSERT_EQ(fp.match.size(), graphs.size());
-    const size_t zero = std::count(fp.hashes.begin(), fp.hashes.end(), uint64_t{0});
-    const size_t matches = std::count(fp.match.begin(), fp.match.end(), uint8_t{1});
-    EXPECT_EQ(zero == fp.hashes.size(), up);
-    EXPECT_EQ(matches, up ? 0u : 1u);  // the reference
-    FunctionClasses classes;
-    backend->classify_functions(ptrs, cost, tie, classes, &stop);
-    EXPECT_EQ(classes.keys.empty(), up);
-    EXPECT_EQ(classes.best.size(), classes.keys.size());
-  }
+  test::expect_nothing_evaluated_once_the_stop_is_raised([](const KernelGraph& program, FieldKind f, uint64_t seed) {
+    return make_cpu_backend(FingerprintSetup::make(program, f, seed));
+  });
 }
 
 }  // namespace
