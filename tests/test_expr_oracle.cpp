@@ -161,10 +161,7 @@ TEST(Oracle, EveryOpOutputOfEveryReferenceIsKept) {
   for (const auto& [program, name] : test::kEveryReference) {
     ExprPool p;
     const Program prog = load_program(program);
-    const std::vector<ExprId> pt = kernel_tensor_exprs(p, prog.graph);
-    std::vector<ExprId> targets;
-    for (int32_t o : prog.graph.outputs) targets.push_back(pt[o]);
-    Oracle o(p, targets);
+    Oracle o(p, output_exprs(p, prog.graph));
     const KernelGraph ref = test::reference(name);
     const std::vector<ExprId> kt = kernel_tensor_exprs(p, ref);
     int checked = 0;

@@ -33,10 +33,7 @@ SearchResult search(const Program& p, const SearchConfig& cfg, Strategy s, int t
 // (test_references*), finds it.
 bool reference_is_reachable(const Program& p, const SearchConfig& cfg, const KernelGraph& ref, std::string* why) {
   expr::ExprPool pool;
-  const std::vector<expr::ExprId> texprs = expr::kernel_tensor_exprs(pool, p.graph);
-  std::vector<expr::ExprId> targets;
-  for (int32_t o : p.graph.outputs) targets.push_back(texprs[o]);
-  expr::Oracle oracle(pool, targets);
+  expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
   const Generator gen(p.graph, cfg, pool);
   State s = gen.root();
   std::vector<Step> steps;
@@ -192,10 +189,7 @@ TEST(Strategies, AStopRequestEndsTheRunWithAPartialSubset) {
 TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
   const Program p = load_program("rmsnorm_linear_small");
   expr::ExprPool pool;
-  const std::vector<expr::ExprId> texprs = expr::kernel_tensor_exprs(pool, p.graph);
-  std::vector<expr::ExprId> targets;
-  for (int32_t o : p.graph.outputs) targets.push_back(texprs[o]);
-  expr::Oracle oracle(pool, targets);
+  expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
   const Generator gen(p.graph, config_for(p), pool);
   const Verifier verifier(p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9);
   std::atomic<bool> stop{true};

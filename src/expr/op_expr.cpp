@@ -164,4 +164,11 @@ std::vector<ExprId> kernel_tensor_exprs(ExprPool& p, const KernelGraph& g) {
   return t;
 }
 
+std::vector<ExprId> output_exprs(ExprPool& p, const KernelGraph& g) {
+  const std::vector<ExprId> t = kernel_tensor_exprs(p, g);
+  std::vector<ExprId> out;
+  for (int32_t o : g.outputs) out.push_back(t[o]);
+  return out;
+}
+
 }  // namespace ugs::expr

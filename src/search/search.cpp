@@ -113,9 +113,7 @@ std::string_view name_of(Dedup d) {
 SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, const RunOptions& opt) {
   const auto t0 = Clock::now();
   expr::ExprPool pool;
-  const std::vector<expr::ExprId> texprs = expr::kernel_tensor_exprs(pool, program);
-  std::vector<expr::ExprId> targets;
-  for (int32_t o : program.outputs) targets.push_back(texprs[o]);
+  const std::vector<expr::ExprId> targets = expr::output_exprs(pool, program);
   const bool ranks = opt.comm && opt.comm->size() > 1;
   expr::OracleConfig ocfg;
   ocfg.threads = opt.threads;
