@@ -194,7 +194,10 @@ class CudaBackend final : public Backend {
     throw_if(cudaMemcpyAsync(classes_.as<char>(), classes_host_.as<char>(), at.items, cudaMemcpyHostToDevice, stream_),
              "cost upload");
     for (size_t b = 0; b < graphs.size();) {
-      if (raised(stop)) return false;
+      if (raised(stop)) {  // the cost upload may still read the staging buffer the next call refills
+        throw_if(cudaStreamSynchronize(stream_), "cost upload");
+        return false;
+      }
       const size_t e = chunk_end(graphs, b, budget_elems_);
       const Layout chunk = enqueue_chunk(graphs, b, e, true);
       throw_if(dispatch_function_keys(key_args(chunk, at), stream_), "function keys");
