@@ -112,8 +112,6 @@ TEST_F(CliTest, MalformedProgramsGetTheirMessageAndExit2) {
   }
 }
 
-// A failure the input did not cause is one line and exit 4, not an abort: here memory runs out (the
-// full-size program's inputs alone are 200 MB). ASan reserves more address space than the limit allows.
 // GCC names an ASan build with __SANITIZE_ADDRESS__, clang 14 only through __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 #define UGS_ASAN 1
@@ -122,6 +120,9 @@ TEST_F(CliTest, MalformedProgramsGetTheirMessageAndExit2) {
 #define UGS_ASAN 1
 #endif
 #endif
+
+// A failure the input did not cause is one line and exit 4, not an abort: here memory runs out (the
+// full-size program's inputs alone are 200 MB). ASan reserves more address space than the limit allows.
 TEST_F(CliTest, RunningOutOfMemoryIsOneLineAndExit4) {
 #if defined(UGS_ASAN)
   GTEST_SKIP() << "address sanitizer build: a virtual memory limit stops it before main";
