@@ -11,32 +11,83 @@
 
 namespace ugs::search_detail {
 
+namespace {
+
+// Which of `parts` shares of the key space a key falls in: its high bits (a multiply-shift).
+int share_of(uint64_t key, int parts) {
+  return static_cast<int>((static_cast<unsigned __int128>(key) * static_cast<unsigned>(parts)) >> 64);
+}
+
+}  // namespace
+
 void Bfs::dedup() {
   dedup_structural();
   if (opt_.dedup == Dedup::Function) dedup_function();
 }
 
-// Keys go into an open-addressing set in chunk order; a key already there is a duplicate, dropped.
+// Each thread owns a share of the key space (by the keys' high bits) and an open-addressing set over
+// it (slots by the low bits), a sixteenth of the whole at 16 threads, so it stays in cache. The keys
+// are first dealt to their shares, each thread dealing a fixed range of chunks, and each share is then
+// read in chunk order: a key's first occurrence survives, as with one serial set (which took a ninth
+// of a 16-thread search's wall time). A key already in its set is a duplicate, dropped.
 void Bfs::dedup_structural() {
   const auto t0 = Clock::now();
+  const size_t chunks = num_chunks();
+  std::vector<uint64_t> dropped(threads_, 0);
+  FirstException failure;
+#pragma omp parallel num_threads(threads_)
+  {
+    const int t = omp_get_thread_num();
+    const auto busy = Clock::now();
+    failure.capture([&] { deal_keys(t, chunks * t / threads_, chunks * (t + 1) / threads_); });
+#pragma omp barrier
+    if (!failure.failed()) failure.capture([&] { dropped[t] = drop_duplicates(t); });
+    workers_[t].c.busy_s += seconds_since(busy);
+  }
+  failure.rethrow();
+  for (uint64_t d : dropped) collector_.c.pruned.dedup += d;
+  collector_.c.phase_s.dedup += seconds_since(t0);
+}
+
+// Thread t's chunks [begin, end): each key into the share it falls in (0 stored as 1, since 0 marks an
+// empty slot: a collision among 2^64).
+void Bfs::deal_keys(int t, size_t begin, size_t end) {
+  std::vector<std::vector<KeyAt>>& shares = scratch_[t].key_shares;
+  shares.resize(threads_);
+  for (std::vector<KeyAt>& s : shares) s.clear();
+  for (size_t c = begin; c < end; ++c) {
+    const std::vector<uint64_t>& keys = chunks_[c].keys;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const uint64_t key = std::max<uint64_t>(keys[i], 1);
+      shares[share_of(key, threads_)].push_back({key, static_cast<uint32_t>(c), static_cast<uint32_t>(i)});
+    }
+  }
+}
+
+// Share t's keys, in chunk order, into thread t's set; returns the duplicates dropped.
+uint64_t Bfs::drop_duplicates(int t) {
   size_t n = 0;
-  for (size_t c = 0; c < num_chunks(); ++c) n += chunks_[c].keys.size();
+  for (const ThreadScratch& s : scratch_) n += s.key_shares[t].size();
   size_t slots = 16;
   while (slots < 2 * n) slots *= 2;
-  std::vector<uint64_t>& set = key_set_;
-  set.assign(slots, 0);  // 0 marks an empty slot; a key of 0 is stored as 1 (a collision among 2^64)
-  for (size_t c = 0; c < num_chunks(); ++c)
-    for (size_t i = 0; i < chunks_[c].keys.size(); ++i) {
-      const uint64_t key = std::max<uint64_t>(chunks_[c].keys[i], 1);
-      size_t at = key & (slots - 1);
-      while (set[at] != 0 && set[at] != key) at = (at + 1) & (slots - 1);
-      if (set[at] == key) {
-        chunks_[c].keep[i] = 0;
-        ++collector_.c.pruned.dedup;
+  std::vector<uint64_t>& set = scratch_[t].key_set;
+  set.assign(slots, 0);
+  uint64_t dropped = 0;
+  for (const ThreadScratch& s : scratch_) {
+    const std::vector<KeyAt>& keys = s.key_shares[t];
+    for (size_t j = 0; j < keys.size(); ++j) {
+      if (j + kPrefetch < keys.size()) __builtin_prefetch(&set[keys[j + kPrefetch].key & (slots - 1)]);
+      const KeyAt& k = keys[j];
+      size_t at = k.key & (slots - 1);
+      while (set[at] != 0 && set[at] != k.key) at = (at + 1) & (slots - 1);
+      if (set[at] == k.key) {
+        chunks_[k.chunk].keep[k.child] = 0;
+        ++dropped;
       }
-      set[at] = key;
+      set[at] = k.key;
     }
-  collector_.c.phase_s.dedup += seconds_since(t0);
+  }
+  return dropped;
 }
 
 // The batch's kernel-level children are classified by the run's backend (where their fingerprints

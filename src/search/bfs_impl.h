@@ -42,6 +42,12 @@ struct Chunk {
   void clear();
 };
 
+// A child's key and where the child is: structural dedup deals the keys to the threads' shares.
+struct KeyAt {
+  uint64_t key;
+  uint32_t chunk, child;
+};
+
 // One thread's scratch memory, reused by every batch.
 struct alignas(64) ThreadScratch {
   Cursor cursor;  // on the batch state being expanded
@@ -56,6 +62,10 @@ struct alignas(64) ThreadScratch {
   std::vector<NodeSlab> full;
   uint64_t kept = 0, kept_bytes = 0;  // this batch's kept children and their bytes
   uint64_t candidates = 0, cache_hits = 0;  // this batch's steps, and queries the cache answered inline
+  // Structural dedup: the keys of this thread's chunks by the share they fall in, and the set of the
+  // batch's keys in this thread's share (open addressing).
+  std::vector<std::vector<KeyAt>> key_shares;
+  std::vector<uint64_t> key_set;
 };
 
 class Bfs {
@@ -124,6 +134,8 @@ class Bfs {
   // bfs_dedup.cpp: which children survive.
   void dedup();
   void dedup_structural();
+  void deal_keys(int t, size_t begin, size_t end);
+  uint64_t drop_duplicates(int t);
   void dedup_function();
 
   // bfs_ranks.cpp: what the ranks of a distributed run share (each a collective); in one process,
@@ -198,7 +210,6 @@ class Bfs {
   // Reused between batches, so a batch allocates nothing once the first ones have run.
   std::vector<expr::ExprId> queries_;
   std::vector<uint8_t> answers_;
-  std::vector<uint64_t> key_set_;  // structural dedup: the batch's keys, open addressing
   size_t num_chunks() const { return (n_ + chunk_ - 1) / chunk_; }
 };
 
