@@ -41,9 +41,14 @@ TEST(Bfs, StructuralDedupReturnsTheDfsResultsAtOneAndTwoThreads) {
     const SearchConfig cfg = config_for(p, nlohmann::json::parse(overrides));
     const SearchResult dfs = run_search(p.graph, cfg, options(Strategy::Dfs, 1));
     ASSERT_FALSE(dfs.mugraphs.empty());
-    SearchConfig batched = cfg;  // completions in one fingerprint call per batch, as with a GPU
+    // Completions fingerprinted by the batch, as with a GPU: chunk by chunk on the feed's thread while
+    // the batch expands.
+    SearchConfig batched = cfg;
     batched.bfs_batch_verify = 1;
-    EXPECT_EQ(hashes(run_search(p.graph, batched, options(Strategy::Bfs, 2))), hashes(dfs)) << "batched verify";
+    const SearchResult fed = run_search(p.graph, batched, options(Strategy::Bfs, 2));
+    EXPECT_EQ(hashes(fed), hashes(dfs)) << "batched verify";
+    EXPECT_EQ(fed.totals.states, dfs.totals.states);
+    EXPECT_EQ(fed.totals.fingerprint_evals, dfs.totals.fingerprint_evals);
     for (int threads : {1, 2}) {
       const SearchResult bfs = run_search(p.graph, cfg, options(Strategy::Bfs, threads));
       EXPECT_EQ(hashes(bfs), hashes(dfs)) << threads << " threads";
@@ -128,9 +133,13 @@ TEST(Bfs, AResumedRunEndsWithTheSameResults) {
 // and keeps none of its children; the checkpoint holds it whole as pending, so the resumed run ends
 // with the whole run's μGraphs and states. Where the limit falls depends on timing: the limits step
 // through the run's second half until one falls inside a batch (each resume is checked either way).
-TEST(Bfs, ATimeLimitCutsABatchShortAndTheResumeRedoesIt) {
+// Also with the completions fingerprinted by the batch (the feed's thread, as with a GPU).
+class BfsTimeLimit : public testing::TestWithParam<int> {};
+
+TEST_P(BfsTimeLimit, CutsABatchShortAndTheResumeRedoesIt) {
   const Program p = load_program("gated_mlp_small");
-  const SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 1048576})"));
+  SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 1048576})"));
+  cfg.bfs_batch_verify = GetParam();
   RunOptions o = options(Strategy::Bfs, 2);
   o.checkpoint_dir = test::temp_dir();
   const SearchResult whole = run_search(p.graph, cfg, o);
@@ -161,6 +170,8 @@ TEST(Bfs, ATimeLimitCutsABatchShortAndTheResumeRedoesIt) {
   }
   EXPECT_TRUE(inside) << "no limit fell inside a batch";
 }
+
+INSTANTIATE_TEST_SUITE_P(BatchVerify, BfsTimeLimit, testing::Values(0, 1));
 
 }  // namespace
 }  // namespace ugs

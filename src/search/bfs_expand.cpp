@@ -43,6 +43,7 @@ void Chunk::clear() {
   deferred.clear();
   completions.clear();
   owners.clear();
+  matched.clear();
 }
 
 bool Bfs::expand(int depth) {
@@ -129,6 +130,7 @@ void Bfs::expand_chunks() {
       }
       generate(static_cast<uint32_t>(i), ch, t);
     }
+    if (feed_ && !ch.completions.empty()) feed_->add(ch.completions, &ch.matched);
   });
   collector_.c.phase_s.expand += seconds_since(t0);
 }
@@ -187,12 +189,8 @@ void Bfs::verify() {
       owner_.push_back(chunks_[c].owners[k]);
     }
   verified_.assign(n_, 0);
-  if (graphs_.empty()) return;
-  const auto t0 = Clock::now();
-  e_.verifier.backend().fingerprint(graphs_, fp_, cut_flag());
-  collector_.c.fingerprint_evals += graphs_.size();
-  collector_.c.phase_s.fingerprint += seconds_since(t0);
-  if (cut()) return;  // the fingerprints may be incomplete
+  fingerprint_completions();
+  if (graphs_.empty() || cut()) return;  // cut: the fingerprints may be incomplete
   for (size_t k = 0; k < graphs_.size();) {
     size_t end = k;
     bool any = false;
@@ -207,6 +205,23 @@ void Bfs::verify() {
     for (size_t j = 0; j < runs_.size(); ++j) confirm_run(j);
   else
     parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); }, /*dynamic=*/true);
+}
+
+// The match flags of the batch's completions into fp_.match, in chunk order: the feed's, fingerprinted
+// while the batch expanded (its time in backend calls is the phase's, though it overlapped the
+// expansion), or those of one backend call now.
+void Bfs::fingerprint_completions() {
+  const auto t0 = Clock::now();
+  if (feed_) {
+    collector_.c.phase_s.fingerprint += feed_->wait().call_s;
+    fp_.match.clear();
+    for (size_t c = 0; c < num_chunks(); ++c)
+      fp_.match.insert(fp_.match.end(), chunks_[c].matched.begin(), chunks_[c].matched.end());
+  } else if (!graphs_.empty()) {
+    e_.verifier.backend().fingerprint(graphs_, fp_, cut_flag());
+    collector_.c.phase_s.fingerprint += seconds_since(t0);
+  }
+  collector_.c.fingerprint_evals += graphs_.size();
 }
 
 // The field tests of every matching completion of the runs, one backend call per test (the device

@@ -10,6 +10,7 @@
 #include "bfs.h"
 #include "checkpoint.h"
 #include "cursor.h"
+#include "fingerprint_feed.h"
 #include "state_tree.h"
 #include "stealing_ranges.h"
 #include "ugs/util/first_exception.h"
@@ -38,7 +39,8 @@ struct Chunk {
   std::vector<Pending> misses;               // steps whose query the oracle's cache did not know
   std::vector<uint32_t> deferred;            // states with completions: expanded once they are verified
   std::vector<KernelGraph> completions;
-  std::vector<uint32_t> owners;  // the batch state each completion came from
+  std::vector<uint32_t> owners;   // the batch state each completion came from
+  std::vector<uint8_t> matched;   // per completion: its fingerprint matched (from the feed)
   void clear();
 };
 
@@ -114,7 +116,8 @@ class Bfs {
   static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor (visit())
   bool expand(int depth);  // false: the stop cut the batch short (it stays pending)
   void expand_chunks();         // every state, but those with completions: generated, children made
-  void verify();                // the completions, fingerprinted in one call; matches confirmed
+  void verify();                // the completions' fingerprints; matches confirmed
+  void fingerprint_completions();
   void expand_deferred();       // the states with completions that none of theirs passed
   void settle_misses();         // the queries the cache did not know, in one oracle batch
   void keep_children(int depth);  // deduplicated, routed, copied into the open slabs
@@ -211,6 +214,9 @@ class Bfs {
   std::vector<expr::ExprId> queries_;
   std::vector<uint8_t> answers_;
   size_t num_chunks() const { return (n_ + chunk_ - 1) / chunk_; }
+  // The batch's completions fingerprinted as their chunks are expanded, when they go in batches.
+  // After chunks_, so that it stops (and stops reading them) first.
+  std::unique_ptr<FingerprintFeed> feed_;
 };
 
 // body(i, thread) for i in [0, n) on the run's threads; each thread's time counts as its worker's busy

@@ -1,0 +1,84 @@
+// The thread that fingerprints a batch's chunks while the batch expands (fingerprint_feed.h).
+#include "fingerprint_feed.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "ugs/search/engine.h"
+
+namespace ugs::search_detail {
+
+FingerprintFeed::FingerprintFeed(Backend& backend, const std::atomic<bool>* stop)
+    : backend_(backend), stop_(stop), thread_([this] { run(); }) {}
+
+FingerprintFeed::~FingerprintFeed() {
+  {
+    std::lock_guard lock(mu_);
+    quit_ = true;
+  }
+  work_.notify_one();
+  thread_.join();
+}
+
+void FingerprintFeed::add(std::span<const KernelGraph> graphs, std::vector<uint8_t>* match) {
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back({graphs, match});
+  }
+  work_.notify_one();
+}
+
+FingerprintFeed::Done FingerprintFeed::wait() {
+  std::unique_lock lock(mu_);
+  idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  const Done done = std::exchange(done_, Done{});
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  return done;
+}
+
+// Takes whatever is queued, fingerprints it in one call outside the lock, and tells wait() when
+// nothing is left. After a failed call the rest is not fingerprinted: wait() rethrows.
+void FingerprintFeed::run() {
+  std::vector<Item> items;
+  std::unique_lock lock(mu_);
+  while (true) {
+    work_.wait(lock, [&] { return quit_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // quit, with nothing left
+    items.swap(queue_);
+    busy_ = true;
+    const bool failed = error_ != nullptr;
+    lock.unlock();
+    const auto t0 = Clock::now();
+    std::exception_ptr error;
+    if (!failed) try {
+        fingerprint(items);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    const double s = seconds_since(t0);
+    lock.lock();
+    if (error && !error_) error_ = error;
+    done_.call_s += s;
+    for (const Item& it : items) done_.graphs += it.graphs.size();
+    items.clear();
+    busy_ = false;
+    if (queue_.empty()) idle_.notify_all();
+  }
+}
+
+void FingerprintFeed::fingerprint(std::vector<Item>& items) {
+  graphs_.clear();
+  for (const Item& it : items)
+    for (const KernelGraph& g : it.graphs) graphs_.push_back(&g);
+  backend_.fingerprint(graphs_, fp_, stop_);
+  size_t k = 0;
+  for (const Item& it : items) {
+    const size_t n = it.graphs.size();
+    it.match->assign(fp_.match.begin() + static_cast<std::ptrdiff_t>(std::min(k, fp_.match.size())),
+                     fp_.match.begin() + static_cast<std::ptrdiff_t>(std::min(k + n, fp_.match.size())));
+    it.match->resize(n, 0);
+    k += n;
+  }
+}
+
+}  // namespace ugs::search_detail
