@@ -1,10 +1,26 @@
-"""Summary of the searches bench/gpu/run.sh made: per run its wall time, states, fingerprint calls and
-μGraphs, and whether its μGraph hashes equal those of its reference: the same strategy's CPU run where
-there is one, else the program's first CPU run without function dedup (whose result set differs); a run the time limit stopped is marked partial. Standard library only: the GPU machine's python has no project packages."""
+"""Summary of the searches bench/gpu/run.sh made: per run its wall time, states, fingerprint calls, the
+mean busy time of its workers, its dedup and fingerprint phases, and whether its μGraph hashes equal
+those of its reference. The reference is the same strategy's CPU run when it ran to its end, else the
+program's first complete CPU run without function dedup (whose result set differs), else its first
+complete run. A run the time limit stopped is marked partial and is nobody's reference. Standard library
+only: the GPU machine's python has no project packages."""
 import json
 import os
 import sys
 from collections import defaultdict
+
+
+def complete(d):
+    return not d["run"].get("partial")
+
+
+def reference(name, by_run):
+    same_strategy = name.split(".")[0] + ".cpu"
+    if same_strategy in by_run and complete(by_run[same_strategy]):
+        return same_strategy
+    cpu = [r for r in by_run if r.endswith(".cpu") and "function" not in r and complete(by_run[r])]
+    whole = [r for r in by_run if complete(by_run[r])]
+    return (cpu or whole or [None])[0]
 
 
 def main(folder):
@@ -14,22 +30,28 @@ def main(folder):
             program, rest = f[:-5].split(".", 1)  # program.strategy.backend[.rep]
             with open(os.path.join(folder, f)) as fh:
                 runs[program][rest] = json.load(fh)
-    print(f"{'program':22} {'run':20} {'wall s':>8} {'states':>9} {'fp evals':>9} {'expand s':>8} {'fp s':>7} {'verify s':>8} {'found':>5}  same hashes")
+    print(f"{'program':16} {'run':24} {'wall s':>7} {'states':>10} {'fp evals':>8} {'busy s':>7} {'dedup s':>7} "
+          f"{'fp s':>6} {'verify s':>8} {'found':>5}  same hashes")
     for program, by_run in runs.items():
-        first_cpu = next((r for r in by_run if r.endswith(".cpu") and "function" not in r), next(iter(by_run)))
         for name, d in by_run.items():
-            ref_name = name.split(".")[0] + ".cpu"
-            if ref_name not in by_run:
-                ref_name = first_cpu
-            ref = [m["hash"] for m in by_run[ref_name]["mugraphs"]]
-            s = d["stats"]
-            got = [m["hash"] for m in d["mugraphs"]]
-            same = "reference" if name == ref_name else ("yes" if got == ref else "NO")
-            if d["run"].get("partial") or by_run[ref_name]["run"].get("partial"):
+            ref_name = reference(name, by_run)
+            got = sorted(m["hash"] for m in d["mugraphs"])
+            if ref_name is None:
+                same = "no complete run to compare with"
+            elif name == ref_name:
+                same = "reference"
+            else:
+                same = "yes" if got == sorted(m["hash"] for m in by_run[ref_name]["mugraphs"]) else "NO"
+                same += f" (against {ref_name})"
+            if not complete(d):
                 same += " (partial: time limit)"
+            s = d["stats"]
             ph = s.get("phase_s", {})
-            print(f"{program:22} {name:20} {s['wall_s']:8.2f} {s['states_expanded']:9} {s['fingerprint_evals']:9} "
-                  f"{ph.get('expand', 0):8.2f} {ph.get('fingerprint', 0):7.2f} {ph.get('verify', 0):8.2f} {len(got):5}  {same}")
+            workers = s.get("workers", [])
+            busy = sum(w["busy_s"] for w in workers) / len(workers) if workers else 0.0
+            print(f"{program:16} {name:24} {s['wall_s']:7.2f} {s['states_expanded']:10} {s['fingerprint_evals']:8} "
+                  f"{busy:7.2f} {ph.get('dedup', 0):7.2f} {ph.get('fingerprint', 0):6.2f} {ph.get('verify', 0):8.2f} "
+                  f"{len(got):5}  {same}")
 
 
 if __name__ == "__main__":

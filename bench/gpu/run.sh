@@ -9,6 +9,9 @@
 #   small    every _small program: bfs cpu, bfs cuda, dfs-omp cuda
 #   presets  test_search_presets with the auto backend (less the minute-long searches)
 #   gated    full-size gated_mlp, bfs against dfs-omp with cuda (minutes)
+#   batch    goal 2 without the CPU runs: full-size rmsnorm_linear (bfs and dfs-omp with cuda, 3 reps),
+#            then full-size gqa and qknorm_gqa with cuda, dfs-omp against bfs at bfs_batch 32768
+#            (the default), 131072 and 524288 (a 16-thread batch of 32768 states takes about 2 ms)
 #   bench/gpu/run.sh [parts...]      default: tests bench full dedup
 # The device tool allows 15 minutes a session and 10 a command, so the script keeps to a budget of its
 # own (UGS_GPU_BUDGET_S seconds, default 480): each step gets at most the time left, a search at most
@@ -86,9 +89,21 @@ for part in $parts; do
       done ;;
     presets) # left out: gqa_small (minutes at 1 and 2 threads) and full gqa (CPU-bound, a minute)
       gtest test_search_presets --gtest_filter='-Small/Preset.*/3:Full/FullPreset.*/3' ;;
+    batch)
+      for rep in 1 2 3; do
+        for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cuda.$rep" rmsnorm_linear --strategy $s --threads 16 --backend cuda; done
+      done
+      for p in gqa qknorm_gqa; do
+        search "$p.dfs-omp.cuda" $p --strategy dfs-omp --threads 16 --backend cuda
+        for b in 32768 131072 524288; do
+          echo "{\"bfs_batch\": $b}" > "$OUT/batch$b.json"
+          search "$p.bfs-batch$b.cuda" $p --strategy bfs --threads 16 --backend cuda --config "$OUT/batch$b.json"
+        done
+      done
+      rm -f "$OUT"/batch*.json ;;
     gated)
       for s in bfs dfs-omp; do search "gated_mlp.$s.cuda" gated_mlp --strategy $s --threads 16 --backend cuda; done ;;
-    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated)" >&2; exit 2 ;;
+    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch)" >&2; exit 2 ;;
   esac
 done
 echo "== done ($(left) s left)"
