@@ -34,17 +34,8 @@ void Bfs::dedup_structural() {
   const auto t0 = Clock::now();
   const size_t chunks = num_chunks();
   std::vector<uint64_t> dropped(threads_, 0);
-  FirstException failure;
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    const auto busy = Clock::now();
-    failure.capture([&] { deal_keys(t, chunks * t / threads_, chunks * (t + 1) / threads_); });
-#pragma omp barrier
-    if (!failure.failed()) failure.capture([&] { dropped[t] = drop_duplicates(t); });
-    workers_[t].c.busy_s += seconds_since(busy);
-  }
-  failure.rethrow();
+  each_thread([&](int t) { deal_keys(t, chunks * t / threads_, chunks * (t + 1) / threads_); });
+  each_thread([&](int t) { dropped[t] = drop_duplicates(t); });
   for (uint64_t d : dropped) collector_.c.pruned.dedup += d;
   collector_.c.phase_s.dedup += seconds_since(t0);
 }

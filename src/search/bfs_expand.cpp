@@ -211,13 +211,13 @@ void Bfs::verify() {
 // while the batch expanded (its time in backend calls is the phase's, though it overlapped the
 // expansion), or those of one backend call now.
 void Bfs::fingerprint_completions() {
-  const auto t0 = Clock::now();
   if (feed_) {
     collector_.c.phase_s.fingerprint += feed_->wait().call_s;
     fp_.match.clear();
     for (size_t c = 0; c < num_chunks(); ++c)
       fp_.match.insert(fp_.match.end(), chunks_[c].matched.begin(), chunks_[c].matched.end());
   } else if (!graphs_.empty()) {
+    const auto t0 = Clock::now();
     e_.verifier.backend().fingerprint(graphs_, fp_, cut_flag());
     collector_.c.phase_s.fingerprint += seconds_since(t0);
   }
@@ -322,23 +322,15 @@ void Bfs::keep_children(int depth) {
   if (open_depth_ != depth + 1) flush();
   open_depth_ = depth + 1;
   const size_t n = num_chunks();
-  FirstException failure;
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    const auto busy = Clock::now();
+  each_thread([&](int t) {
     ThreadScratch& s = scratch_[t];
     s.kept = s.kept_bytes = 0;
-    failure.capture([&] {
-      for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {
-        const Chunk& ch = chunks_[c];
-        for (size_t i = 0; i < ch.children.size(); ++i)
-          if (ch.keep[i]) keep_node(s, ch.children[i], ch.openings);
-      }
-    });
-    workers_[t].c.busy_s += seconds_since(busy);
-  }
-  failure.rethrow();
+    for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {
+      const Chunk& ch = chunks_[c];
+      for (size_t i = 0; i < ch.children.size(); ++i)
+        if (ch.keep[i]) keep_node(s, ch.children[i], ch.openings);
+    }
+  });
   uint64_t survivors = routed;
   for (const ThreadScratch& s : scratch_) {
     survivors += s.kept;

@@ -132,6 +132,8 @@ class Bfs {
   void parallel(size_t n, F body, bool dynamic = false);
   template <class F>
   void each_chunk(F body);  // body(chunk index, thread) over the batch's chunks
+  template <class F>
+  void each_thread(F body);  // body(thread) once on each of the run's threads
   StealingRanges ranges_;
 
   // bfs_dedup.cpp: which children survive.
@@ -236,6 +238,19 @@ void Bfs::parallel(size_t n, F body, bool dynamic) {
 #pragma omp for schedule(static, 16) nowait
       for (size_t i = 0; i < n; ++i) failure.capture([&] { body(i, t); });
     }
+    workers_[t].c.busy_s += seconds_since(t0);
+  }
+  failure.rethrow();
+}
+
+template <class F>
+void Bfs::each_thread(F body) {
+  FirstException failure;
+#pragma omp parallel num_threads(threads_)
+  {
+    const int t = omp_get_thread_num();
+    const auto t0 = Clock::now();
+    failure.capture([&] { body(t); });
     workers_[t].c.busy_s += seconds_since(t0);
   }
   failure.rethrow();

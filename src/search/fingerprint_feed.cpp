@@ -1,7 +1,6 @@
 // The thread that fingerprints a batch's chunks while the batch expands (fingerprint_feed.h).
 #include "fingerprint_feed.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "ugs/search/engine.h"
@@ -71,13 +70,11 @@ void FingerprintFeed::fingerprint(std::vector<Item>& items) {
   for (const Item& it : items)
     for (const KernelGraph& g : it.graphs) graphs_.push_back(&g);
   backend_.fingerprint(graphs_, fp_, stop_);
-  size_t k = 0;
+  auto from = fp_.match.begin();  // sized for graphs_ by every backend, stopped or not
   for (const Item& it : items) {
-    const size_t n = it.graphs.size();
-    it.match->assign(fp_.match.begin() + static_cast<std::ptrdiff_t>(std::min(k, fp_.match.size())),
-                     fp_.match.begin() + static_cast<std::ptrdiff_t>(std::min(k + n, fp_.match.size())));
-    it.match->resize(n, 0);
-    k += n;
+    const auto to = from + static_cast<std::ptrdiff_t>(it.graphs.size());
+    it.match->assign(from, to);
+    from = to;
   }
 }
 

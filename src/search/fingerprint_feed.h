@@ -26,8 +26,8 @@ class FingerprintFeed {
   FingerprintFeed& operator=(const FingerprintFeed&) = delete;
 
   // From any thread: the graphs' match flags go to *match (one per graph) once they are fingerprinted.
-  // Both must stay as they are until wait() returns. Once the stop is raised, flags may be missing
-  // (as a backend call's), and the caller discards them.
+  // Both must stay as they are until wait() returns. Once the stop is raised, flags may be wrong (0
+  // for graphs the backend skipped, as in a backend call), and the caller discards them.
   void add(std::span<const KernelGraph> graphs, std::vector<uint8_t>* match);
 
   struct Done {
