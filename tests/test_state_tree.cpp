@@ -126,29 +126,37 @@ TEST(StateTree, ACursorStandsOnTheStateTheStepsMakeInAnyOrder) {
 
 TEST(StateTree, ALevelTakesFromTheBackAndForgetsWhatWasExpanded) {
   Level l;
+  std::vector<size_t> slab_bytes;
+  const int sizes[] = {5, 8, 5};
   for (int s = 0; s < 3; ++s) {
     NodeSlab slab;
-    for (int i = 0; i < 5; ++i) slab.nodes.push_back({static_cast<uint32_t>(10 * s + i), 0, 0});
+    for (int i = 0; i < sizes[s]; ++i) slab.nodes.push_back({static_cast<uint32_t>(10 * s + i), 0, 0});
+    slab_bytes.push_back(slab.bytes());
     l.add(std::move(slab));
   }
+  EXPECT_EQ(l.bytes(), slab_bytes[0] + slab_bytes[1] + slab_bytes[2]);
   std::vector<NodeId> ids;
   l.peek_back(7, ids);
   ASSERT_EQ(ids.size(), 7u);
   std::vector<uint32_t> parents;
   for (NodeId id : ids) parents.push_back(l.node(id).parent);
-  EXPECT_EQ(parents, (std::vector<uint32_t>{13, 14, 20, 21, 22, 23, 24}));
+  EXPECT_EQ(parents, (std::vector<uint32_t>{16, 17, 20, 21, 22, 23, 24}));
   l.drop_back(7);
-  EXPECT_EQ(l.pending(), 8u);
+  EXPECT_EQ(l.pending(), 11u);
   std::vector<NodeSlab> spare;
   l.drop_expanded(spare);
   EXPECT_EQ(spare.size(), 1u);  // the last slab, all expanded
+  // The slab cut back keeps its buffer (to be reused), so its bytes still count.
+  EXPECT_EQ(l.bytes(), slab_bytes[0] + slab_bytes[1]);
   l.pending_ids(ids);
-  ASSERT_EQ(ids.size(), 8u);
-  EXPECT_EQ(l.node(ids.back()).parent, 12u);
+  ASSERT_EQ(ids.size(), 11u);
+  EXPECT_EQ(l.node(ids.back()).parent, 15u);
   NodeSlab more;
   more.nodes.push_back({99, 0, 0});
+  const size_t more_bytes = more.bytes();
   l.add(std::move(more));  // a level that forgot its expanded nodes takes new ones
-  EXPECT_EQ(l.pending(), 9u);
+  EXPECT_EQ(l.pending(), 12u);
+  EXPECT_EQ(l.bytes(), slab_bytes[0] + slab_bytes[1] + more_bytes);
 }
 
 // A bfs chunk and a slab store each distinct opening once, however many children name it.

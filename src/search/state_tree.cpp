@@ -127,12 +127,6 @@ void NodeSlab::push_base(const uint8_t* encoded, size_t bytes, uint64_t key) {
   base_keys.push_back(key);
 }
 
-size_t Level::bytes() const {
-  size_t n = 0;
-  for (const NodeSlab& s : slabs_) n += s.bytes();
-  return n;
-}
-
 void Level::add(NodeSlab&& s) {
   if (s.empty()) return;
   if (pending_ != nodes_) throw std::logic_error("Level::add: the level has expanded nodes");
@@ -140,6 +134,7 @@ void Level::add(NodeSlab&& s) {
     throw std::logic_error("Level::add: a slab or the level is too big for a NodeId");
   first_.push_back(nodes_);
   nodes_ += s.nodes.size();
+  bytes_ += s.bytes();
   pending_ = nodes_;
   slabs_.push_back(std::move(s));
 }
@@ -168,6 +163,7 @@ void Level::pending_ids(std::vector<NodeId>& out) const {
 
 void Level::drop_expanded(std::vector<NodeSlab>& spare) {
   while (!slabs_.empty() && first_.back() >= pending_) {
+    bytes_ -= slabs_.back().bytes();
     spare.push_back(std::move(slabs_.back()));
     slabs_.pop_back();
     first_.pop_back();

@@ -95,7 +95,9 @@ inline uint64_t child_key(uint64_t parent_key, uint64_t step) { return Hasher(pa
 class Level {
  public:
   size_t pending() const { return pending_; }
-  size_t bytes() const;
+  // Kept as slabs come and go (a slab's bytes do not change once it joins): read twice a batch, and a
+  // big search's levels hold thousands of slabs.
+  size_t bytes() const { return bytes_; }
   const Node& node(NodeId id) const { return slabs_[id >> NodeSlab::kBits].nodes[id & (NodeSlab::kNodes - 1)]; }
   const NodeSlab& slab_of(NodeId id) const { return slabs_[id >> NodeSlab::kBits]; }
 
@@ -115,7 +117,7 @@ class Level {
 
   std::vector<NodeSlab> slabs_;
   std::vector<size_t> first_;  // per slab: the nodes before it
-  size_t pending_ = 0, nodes_ = 0;
+  size_t pending_ = 0, nodes_ = 0, bytes_ = 0;
 };
 
 }  // namespace ugs::search_detail
