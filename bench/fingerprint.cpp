@@ -2,7 +2,7 @@
 // CUDA backend, each on a batch of N copies of one candidate (the program itself, or its reference
 // μGraph), and the fraction of the device's bounds the CUDA backend reaches; then a full-size run's
 // setup on the host against the CUDA backend's, made on the device, and a float64 check likewise.
-//   bench_fingerprint [--reps N]
+//   bench_fingerprint [--reps N] [--only PROGRAM]   (--only: that program's rows alone, as under a profiler)
 //
 // Bounds (per candidate; eval/op_count.h counts the field ops, a multiply-add as 2):
 //   integer: H100 SXM5, 132 SMs × 1.98 GHz × 64 IMAD lanes = 16.7e12 IMAD slots/s. A field
@@ -145,12 +145,42 @@ void float_check_row(const char* program, int reps) {
               on_device.equivalent ? "equivalent" : "NOT equivalent", on_device.float_rel_error);
 }
 
+// The throughput rows: a batch of N copies of one candidate, on the CPU backend and on the device.
+constexpr ugs::FieldKind W = ugs::FieldKind::Wide, M = ugs::FieldKind::Mirage;
+constexpr Workload kLoads[] = {
+    {"rmsnorm_linear_small", "program", 256, 4096, W}, {"rmsnorm_linear_small", "rmsnorm_linear_small", 256, 4096, W},
+    {"gated_mlp_small", "program", 64, 2048, W},       {"gated_mlp_small", "gated_mlp_small", 64, 2048, W},
+    {"lora_small", "program", 64, 2048, W},            {"lora_small", "lora_small", 64, 2048, W},
+    {"gqa_small", "program", 256, 4096, W},            {"gqa_small", "gqa_small", 256, 4096, W},
+    {"rmsnorm_linear", "program", 4, 64, W},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, W},
+    {"rmsnorm_linear", "program", 4, 64, M},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, M},
+};
+constexpr const char* kFloatChecked[] = {"rmsnorm_linear", "gated_mlp"};
+
+int usage(const char* why) {
+  std::fprintf(stderr, "bench_fingerprint: %s; usage: bench_fingerprint [--reps N (at least 1)] [--only PROGRAM]\n", why);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 3;
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+  const char* only = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else
+      return usage((std::string("unknown argument ") + argv[i]).c_str());
+  }
+  if (reps < 1) return usage("--reps takes a count of at least 1");
+  const auto wanted = [&](const char* program) { return !only || !std::strcmp(only, program); };
+  const bool any = std::any_of(std::begin(kLoads), std::end(kLoads), [&](const Workload& w) { return wanted(w.program); }) ||
+                   std::any_of(std::begin(kFloatChecked), std::end(kFloatChecked), wanted);
+  if (!any) return usage((std::string("--only ") + only + " names no program of the bench").c_str());
+
   std::printf("fingerprint throughput, best of %d calls; CPU backend with 2 threads; device: %s\n", reps,
               ugs::cuda::device_description().c_str());
   const double copy = ugs::cuda::measured_copy_bandwidth();
@@ -161,20 +191,12 @@ int main(int argc, char** argv) {
   std::printf("%-22s %-8s %-7s %10s %10s %7s %6s %11s %6s %11s %8s %9s %8s %8s %7s\n", "program", "graph", "field",
               "field ops", "min bytes", "bnd us", "cpu N", "cpu cand/s", "gpu N", "gpu cand/s", "speedup", "us/cand",
               "int%", "mem%", "x bound");
-  const ugs::FieldKind W = ugs::FieldKind::Wide, M = ugs::FieldKind::Mirage;
-  const Workload loads[] = {
-      {"rmsnorm_linear_small", "program", 256, 4096, W}, {"rmsnorm_linear_small", "rmsnorm_linear_small", 256, 4096, W},
-      {"gated_mlp_small", "program", 64, 2048, W},       {"gated_mlp_small", "gated_mlp_small", 64, 2048, W},
-      {"lora_small", "program", 64, 2048, W},            {"lora_small", "lora_small", 64, 2048, W},
-      {"gqa_small", "program", 256, 4096, W},            {"gqa_small", "gqa_small", 256, 4096, W},
-      {"rmsnorm_linear", "program", 4, 64, W},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, W},
-      {"rmsnorm_linear", "program", 4, 64, M},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, M},
-  };
-  for (const Workload& w : loads) row(w, reps);
-  setup_row("rmsnorm_linear", W, reps);
-  setup_row("rmsnorm_linear", M, reps);
-  float_check_row("rmsnorm_linear", reps);
-  float_check_row("gated_mlp", reps);
+  for (const Workload& w : kLoads)
+    if (wanted(w.program)) row(w, reps);
+  for (const ugs::FieldKind f : {W, M})
+    if (wanted("rmsnorm_linear")) setup_row("rmsnorm_linear", f, reps);
+  for (const char* program : kFloatChecked)
+    if (wanted(program)) float_check_row(program, reps);
   if (ugs::cuda::device_count() == 0) std::printf("CUDA skipped: %s\n", ugs::cuda::device_description().c_str());
   return 0;
 }

@@ -12,6 +12,10 @@
 #   batch    goal 2 without the CPU runs: full-size rmsnorm_linear (bfs and dfs-omp with cuda, 3 reps),
 #            then full-size gqa and qknorm_gqa with cuda, dfs-omp against bfs at bfs_batch 32768
 #            (the default), 131072 and 524288 (a 16-thread batch of 32768 states takes about 2 ms)
+#   profile  where a full-size rmsnorm_linear candidate's time goes on the device (goal 1's kernels,
+#            never profiled): Nsight Compute's full set on the first interpreter launches of
+#            bench_fingerprint --only rmsnorm_linear (clocks left alone, as METHOD.md asks), the
+#            interpreter kernels' SASS, and compute-sanitizer's memcheck over test_cuda_kernels
 #   bench/gpu/run.sh [parts...]      default: tests bench full dedup
 # The device tool allows 15 minutes a session and 10 a command, so the script keeps to a budget of its
 # own (UGS_GPU_BUDGET_S seconds, default 480): each step gets at most the time left, a search at most
@@ -101,9 +105,28 @@ for part in $parts; do
         done
       done
       rm -f "$OUT"/batch*.json ;;
+    profile)
+      # The setups' launches come first (the program evaluated on the drawn inputs), then each row's
+      # warm-up and timed calls: 24 launches reach the wide field's candidates. One archive comes back.
+      P=$OUT/profile && mkdir -p "$P"
+      if s=$(fits ncu 240); then
+        timeout "$s" ncu --clock-control none --set full -k regex:interpret_kernel -c 24 \
+          .gpu/bin/bench_fingerprint --reps 1 --only rmsnorm_linear > "$P/ncu.log" 2>&1
+        echo "ncu: exit $?, $(grep -c 'interpret_kernel' "$P/ncu.log") kernel reports"
+        grep -E 'interpret_kernel|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per' \
+          "$P/ncu.log" | head -60
+      fi
+      cuobjdump --dump-sass .gpu/bin/bench_fingerprint 2>&1 |
+        awk '/Function : /{keep = /interpret_kernel/} keep' > "$P/interpret.sass"
+      echo "interpret.sass: $(grep -c 'Function : ' "$P/interpret.sass") kernels, $(wc -l < "$P/interpret.sass") lines"
+      if s=$(fits compute-sanitizer 200); then
+        timeout "$s" compute-sanitizer --tool memcheck .gpu/bin/test_cuda_kernels > "$P/memcheck.log" 2>&1
+        tail -3 "$P/memcheck.log"
+      fi
+      tar -czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$P" ;;
     gated)
       for s in bfs dfs-omp; do search "gated_mlp.$s.cuda" gated_mlp --strategy $s --threads 16 --backend cuda; done ;;
-    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch)" >&2; exit 2 ;;
+    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch profile)" >&2; exit 2 ;;
   esac
 done
 echo "== done ($(left) s left)"
