@@ -159,6 +159,35 @@ TEST(StateTree, ALevelTakesFromTheBackAndForgetsWhatWasExpanded) {
   EXPECT_EQ(l.bytes(), slab_bytes[0] + slab_bytes[1] + more_bytes);
 }
 
+// Batches taken from the back of a level of uneven slabs, some cut back by drop_expanded, name the
+// pending nodes in slab order, each once: read back through node(), the parents count down.
+TEST(StateTree, BatchesFromTheBackNameEachPendingNodeOnce) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    Level l;
+    uint32_t total = 0;
+    for (int s = 0, slabs = 1 + int(rng() % 6); s < slabs; ++s) {
+      NodeSlab slab;
+      for (int i = 0, n = 1 + int(rng() % 40); i < n; ++i) slab.nodes.push_back({total++, 0, 0});
+      l.add(std::move(slab));
+    }
+    std::vector<NodeSlab> spare;
+    if (trial % 2) {  // cut back part of the level first
+      l.drop_back(rng() % total);
+      l.drop_expanded(spare);
+    }
+    while (l.pending() > 0) {
+      const size_t pending = l.pending(), n = 1 + rng() % 50;
+      std::vector<NodeId> ids{kBase};  // peek_back appends
+      l.peek_back(n, ids);
+      ASSERT_EQ(ids.size(), 1 + std::min(n, pending));
+      for (size_t k = 1; k < ids.size(); ++k)
+        ASSERT_EQ(l.node(ids[k]).parent, pending - (ids.size() - k)) << "trial " << trial << ", id " << k;
+      l.drop_back(ids.size() - 1);
+    }
+  }
+}
+
 // A bfs chunk and a slab store each distinct opening once, however many children name it.
 TEST(StateTree, EqualOpeningsAreStoredOnce) {
   const Program p = load_program("gqa_small");

@@ -33,7 +33,7 @@ struct Chunk {
   std::vector<Step> openings;                // the children's distinct opening steps (a node names one)
   std::vector<uint32_t> opening_slots;       // openings by hash (store_opening)
   std::vector<uint64_t> keys;                // per child: its key
-  std::vector<uint8_t> keep;                 // whether it survives dedup and routing
+  std::vector<uint8_t> keep;                 // whether it survives dedup and routing (1 when made)
   std::vector<KernelGraph> kernel_level;     // function dedup: the children outside any block graph
   std::vector<uint32_t> kernel_level_child;  // and their index among the chunk's children
   std::vector<Pending> misses;               // steps whose query the oracle's cache did not know

@@ -143,16 +143,22 @@ size_t Level::slab_at(size_t position) const {
   return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), position) - first_.begin()) - 1;
 }
 
+// The positions [pending_ - n, pending_) are runs of consecutive ids, one per slab: filled run by run
+// from the back (a batch's ids are read serially, between its parallel phases).
 void Level::peek_back(size_t n, std::vector<NodeId>& out) const {
   n = std::min(n, pending_);
   const size_t start = out.size();
   out.resize(start + n);
-  size_t at = pending_;
+  size_t at = pending_, left = n;
   size_t slab = n ? slab_at(at - 1) : 0;
-  for (size_t k = n; k > 0; --k) {
-    --at;
-    while (at < first_[slab]) --slab;
-    out[start + k - 1] = static_cast<NodeId>(slab << NodeSlab::kBits | (at - first_[slab]));
+  while (left > 0) {
+    const size_t from = std::max(first_[slab], at - left);
+    const NodeId first_id = static_cast<NodeId>(slab << NodeSlab::kBits | (from - first_[slab]));
+    NodeId* run = out.data() + start + left - (at - from);
+    for (size_t j = 0; j < at - from; ++j) run[j] = first_id + static_cast<NodeId>(j);
+    left -= at - from;
+    at = from;
+    --slab;
   }
 }
 
