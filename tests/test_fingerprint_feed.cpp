@@ -46,7 +46,7 @@ TEST(FingerprintFeed, FlagsAsOneBackendCallGivesThemBatchAfterBatch) {
   cpu->fingerprint(test::pointers(graphs), want);
   ASSERT_GT(std::count(want.match.begin(), want.match.end(), 1), 0);
   ASSERT_GT(std::count(want.match.begin(), want.match.end(), 0), 0);
-  FingerprintFeed feed(*cpu, nullptr);
+  FingerprintFeed feed(*cpu, nullptr, 2);
   for (size_t parts : {1, 7, 30}) {
     SCOPED_TRACE(parts);
     uint64_t fingerprinted = 0;
@@ -75,7 +75,7 @@ TEST(FingerprintFeed, ABackendsExceptionReachesWaitAndTheNextBatchIsServed) {
   const Program p = load_program("gqa_small");
   const std::vector<KernelGraph> graphs = mixed_batch(p.graph);
   FailsOnce backend;
-  FingerprintFeed feed(backend, nullptr);
+  FingerprintFeed feed(backend, nullptr, 2);
   EXPECT_THROW(fed(feed, graphs, 5), std::runtime_error);
   EXPECT_EQ(fed(feed, graphs, 5), std::vector<uint8_t>(graphs.size(), 0));
 }
@@ -85,7 +85,7 @@ TEST(FingerprintFeed, WithTheStopRaisedEveryGraphStillGetsAFlag) {
   const auto cpu = make_cpu_backend(FingerprintSetup::make(p.graph, FieldKind::Wide, 1));
   const std::vector<KernelGraph> graphs = mixed_batch(p.graph);
   const std::atomic<bool> stop{true};
-  FingerprintFeed feed(*cpu, &stop);
+  FingerprintFeed feed(*cpu, &stop, 2);
   EXPECT_EQ(fed(feed, graphs, 7).size(), graphs.size());
 }
 

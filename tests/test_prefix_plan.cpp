@@ -104,5 +104,15 @@ TEST(PrefixPlan, TheCpuBackendEvaluatesNothingOnceTheStopIsRaised) {
   });
 }
 
+// Batches (a bfs driver's feed) for programs whose candidates cost milliseconds, each where it arises
+// for the others: every full-size program but ntrans, no _small one.
+TEST(PrefixPlan, TheCpuBackendWantsBatchesOfFullSizeCandidatesOnly) {
+  for (const char* name : {"lora", "gqa_small", "mqa_small", "ntrans"}) {
+    const KernelGraph program = load_program(name).graph;
+    const auto backend = make_cpu_backend(FingerprintSetup::make(program, FieldKind::Wide, 1));
+    EXPECT_EQ(backend->wants_batches(), std::string_view(name) == "lora") << name;
+  }
+}
+
 }  // namespace
 }  // namespace ugs

@@ -5,6 +5,7 @@
 #include "ugs/eval/draws.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/fingerprint.h"
+#include "ugs/eval/op_count.h"
 #include "ugs/util/error.h"
 
 namespace ugs {
@@ -36,6 +37,7 @@ FingerprintSetup FingerprintSetup::make(const KernelGraph& program, FieldKind fi
     s.want = evaluate(ar, program, std::span<const Tensor<FieldPair>>(s.inputs));
   });
   for (const auto& t : s.want) s.want_hashes.push_back(tensor_hash(t.data.data(), t.numel(), t.shape));
+  s.program_ops = scalar_ops(program);
   return s;
 }
 

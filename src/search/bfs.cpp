@@ -18,7 +18,7 @@ Bfs::Bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, std::s
       scratch_(workers.size()) {
   if (opt.comm && opt.comm->size() > 1) ranks_ = opt.comm;
   for (ThreadScratch& s : scratch_) s.fingerprints = e.verifier.backend().make_context();
-  if (batched_) feed_ = std::make_unique<FingerprintFeed>(e.verifier.backend(), cut_flag());
+  if (batched_) feed_ = std::make_unique<FingerprintFeed>(e.verifier.backend(), cut_flag(), threads_);
 }
 
 // The root is the tree's one base; its key is its encoding's, the same on every rank.

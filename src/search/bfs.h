@@ -5,8 +5,9 @@
 // whole batch:
 //   generate  every state's steps (OpenMP over chunks in guided runs, per-thread buffers, no lock);
 //             a state's completions fingerprinted at once on its thread through the backend's
-//             context (cpu), or handed chunk by chunk to a feed thread whose backend calls run
-//             while the batch expands (cuda; fingerprint_feed.h); matches confirmed;
+//             context (cpu, _small programs), or handed chunk by chunk to a feed thread whose
+//             backend calls run while the batch expands (cuda, and cpu on a full-size program whose
+//             candidates its threads then share; fingerprint_feed.h); matches confirmed;
 //   exprs     the queries the oracle's cache did not know, deduplicated, in one oracle batch;
 //   children  the kept steps as nodes, deduplicated (structurally, or by function), into the next
 //             level's slabs;

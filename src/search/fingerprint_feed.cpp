@@ -1,14 +1,16 @@
 // The thread that fingerprints a batch's chunks while the batch expands (fingerprint_feed.h).
 #include "fingerprint_feed.h"
 
+#include <omp.h>
+
 #include <utility>
 
 #include "ugs/search/engine.h"
 
 namespace ugs::search_detail {
 
-FingerprintFeed::FingerprintFeed(Backend& backend, const std::atomic<bool>* stop)
-    : backend_(backend), stop_(stop), thread_([this] { run(); }) {}
+FingerprintFeed::FingerprintFeed(Backend& backend, const std::atomic<bool>* stop, int threads)
+    : backend_(backend), stop_(stop), threads_(threads), thread_([this] { run(); }) {}
 
 FingerprintFeed::~FingerprintFeed() {
   {
@@ -38,6 +40,7 @@ FingerprintFeed::Done FingerprintFeed::wait() {
 // Takes whatever is queued, fingerprints it in one call outside the lock, and tells wait() when
 // nothing is left. After a failed call the rest is not fingerprinted: wait() rethrows.
 void FingerprintFeed::run() {
+  omp_set_num_threads(threads_);
   std::vector<Item> items;
   std::unique_lock lock(mu_);
   while (true) {

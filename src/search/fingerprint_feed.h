@@ -20,7 +20,8 @@ namespace ugs::search_detail {
 
 class FingerprintFeed {
  public:
-  FingerprintFeed(Backend& backend, const std::atomic<bool>* stop);
+  // `threads`: the OpenMP threads a backend call may use (the run's; a new thread would take every core).
+  FingerprintFeed(Backend& backend, const std::atomic<bool>* stop, int threads);
   ~FingerprintFeed();
   FingerprintFeed(const FingerprintFeed&) = delete;
   FingerprintFeed& operator=(const FingerprintFeed&) = delete;
@@ -48,6 +49,7 @@ class FingerprintFeed {
 
   Backend& backend_;
   const std::atomic<bool>* stop_;
+  const int threads_;
   std::mutex mu_;
   std::condition_variable work_, idle_;
   std::vector<Item> queue_;

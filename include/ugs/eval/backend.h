@@ -30,6 +30,7 @@ struct FingerprintSetup {
   std::vector<Tensor<FieldPair>> inputs;  // the run's fixed inputs
   std::vector<Tensor<FieldPair>> want;    // the program's outputs on them
   std::vector<uint64_t> want_hashes;      // and their hashes
+  int64_t program_ops = 0;                // the program's field ops (op_count.h): what a candidate costs
 
   static FingerprintSetup make(const KernelGraph& program, FieldKind field, uint64_t seed);
 };
@@ -89,8 +90,9 @@ class Backend {
   virtual void classify_functions(std::span<const KernelGraph* const> graphs, std::span<const double> cost,
                                   std::span<const uint64_t> tie, FunctionClasses& out,
                                   const std::atomic<bool>* stop = nullptr) = 0;
-  // Whether a call costs mostly a fixed amount (launches, transfers), so that a driver should gather
-  // whole batches; false: a call costs per graph, and a driver may call from inside its own threads.
+  // Whether a driver should gather whole batches: a call costs mostly a fixed amount (a device's
+  // launches and transfers), or each graph so much that the backend's own threads should share them
+  // (the CPU backend on a full-size program); false: a driver may call from inside its own threads.
   virtual bool wants_batches() const { return kind() == BackendKind::Cuda; }
 };
 

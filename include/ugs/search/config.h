@@ -26,7 +26,7 @@ namespace ugs {
   X(bfs_batch, 32768, 1, 1 << 20, "bfs: states expanded together (bulk fingerprint calls, one oracle batch)") \
   X(bfs_batch_verify, -1, -1, 1,                                                                              \
     "bfs: 1 fingerprints a batch's completions in bulk calls while it expands, 0 each state's at once, -1 "  \
-    "as the backend prefers (bulk for cuda)")                                                                  \
+    "as the backend prefers (bulk for cuda, and for cpu on programs of 1e7 field ops or more)")               \
   X(oracle_structural, 1, 0, 1, "1: structure decides what it can before z3; 0: every uncached query goes to z3")
 
 struct SearchConfig {
