@@ -1,5 +1,5 @@
 // dfs-mpi and bfs over MPI ranks through the real binary under mpirun: the μGraphs of dfs at 1, 2 and
-// 3 ranks with per-rank statistics; a killed rank fails the whole run (non-zero, no results file) and
+// 3 ranks with per-rank statistics (bfs also with its completions through the feed thread); a killed rank fails the whole run (non-zero, no results file) and
 // --resume completes it; a bad input on one rank fails every rank; refusals with exit 2.
 // test_ranks_slow runs every _small preset and the z3 sharing.
 #include <gtest/gtest.h>
@@ -46,13 +46,24 @@ TEST(RanksCli, DfsMpiAndBfsFindWhatDfsFindsAtOneTwoAndThreeRanks) {
   const std::string dir = test::temp_dir();
   const std::string base = dfs_results("lora_small", dir);
   const json ref = json::parse(read_file(base));
-  for (const char* strategy : {"dfs-mpi", "bfs"})
+  // bfs-batched: completions through the feed thread, as with cuda or a full-size program on the CPU.
+  const std::string batched = dir + "/batched.json";
+  write_file_atomic(batched, R"({"bfs_batch_verify": 1})");
+  struct Run {
+    std::string name, strategy;
+    std::vector<std::string> extra;
+  };
+  const std::vector<Run> runs = {
+      {"dfs-mpi", "dfs-mpi", {}}, {"bfs", "bfs", {}}, {"bfs-batched", "bfs", {"--config", batched}}};
+  for (const Run& run : runs)
     for (int ranks : {1, 2, 3}) {
-      SCOPED_TRACE(std::string(strategy) + " x" + std::to_string(ranks));
-      const std::string out = dir + "/" + strategy + std::to_string(ranks) + ".json";
+      SCOPED_TRACE(run.name + " x" + std::to_string(ranks));
+      const std::string out = dir + "/" + run.name + std::to_string(ranks) + ".json";
       const std::string threads = ranks == 2 ? "2" : "1";
-      const test::RunResult r = test::run_ranks(
-          ranks, {"search", "lora_small", "--strategy", strategy, "--threads", threads, "--quiet", "--out", out});
+      std::vector<std::string> args = {"search",  "lora_small", "--strategy", run.strategy, "--threads",
+                                       threads,   "--quiet",    "--out",      out};
+      args.insert(args.end(), run.extra.begin(), run.extra.end());
+      const test::RunResult r = test::run_ranks(ranks, args);
       ASSERT_EQ(r.status, 0) << r.err;
       EXPECT_EQ(test::result_hashes(out), test::result_hashes(base));
       const json doc = json::parse(read_file(out));
@@ -69,7 +80,7 @@ TEST(RanksCli, DfsMpiAndBfsFindWhatDfsFindsAtOneTwoAndThreeRanks) {
         EXPECT_GT(row["bytes_sent"].get<uint64_t>(), 0u);
       }
       EXPECT_EQ(states, doc["stats"]["states_expanded"].get<uint64_t>());
-      if (std::string(strategy) == "bfs") {
+      if (run.strategy == "bfs") {
         EXPECT_GT(doc["stats"]["levels"][2]["bytes"].get<uint64_t>(), 0u);
       }
     }

@@ -37,7 +37,7 @@ class CpuBackend final : public Backend {
   // Candidates of milliseconds each are best evaluated side by side by the backend's threads, a batch
   // at a time: evaluated by the search threads where they arise, a chunk's one state with many held
   // its thread while the others waited (full gqa, 1,421 fingerprints, bfs at 2 threads: 118 s against
-  // 97 s). Small ones are better where they arise, each from its thread's last (gqa_small: 5-15%).
+  // 98 s). Small ones are better where they arise, each from its thread's last (gqa_small: 5-15%).
   bool wants_batches() const override { return s_.program_ops >= kBatchesFromOps; }
   std::unique_ptr<FingerprintContext> make_context() const override { return std::make_unique<CpuContext>(); }
 

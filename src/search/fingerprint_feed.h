@@ -4,7 +4,8 @@
 // the rest of the batch. Without it the batch's one call began after the whole batch was expanded
 // and every worker waited for it: on the H100 machine at 16 threads, 1.1 s of full gqa's 4.8 s and
 // 1.7 s of qknorm_gqa's 23 to 27 s. What is handed in while a call runs goes into the next call, so
-// calls grow when the device falls behind. Internal to src/search.
+// calls grow when the device falls behind. With the CPU backend on a full-size program (wants_batches)
+// a call shares its candidates among the run's threads. Internal to src/search.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
