@@ -49,7 +49,22 @@ bool verify_completions(const Engine& e, std::span<const KernelGraph> completion
   return found;
 }
 
-// The generator's work counts as expand, the oracle's as expr; the clock is left as found.
+namespace {
+
+// A query the oracle's cache does not know, timed as expr.
+bool decide(const Engine& e, Worker& w, expr::ExprId query) {
+  const PhaseClock::Phase caller = w.clock.running();
+  w.phase(&PhaseTimes::expr);
+  const bool keep = e.oracle.is_subexpr(query);
+  w.phase(caller);
+  return keep;
+}
+
+}  // namespace
+
+// The generator's work and the oracle's cache counts as expand, the oracle's decisions as expr (as in
+// bfs); the clock is left as found. Switching the clock for every state read it twice a state: 1.5 s
+// of gqa_small's 23 s on one thread, where the cache answers all but 1,137 of 153 million queries.
 void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children) {
   ++w.c.states;
   w.progress.fetch_add(1, std::memory_order_relaxed);
@@ -60,15 +75,13 @@ void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& childr
   if (verify_completions(e, w.completions, w, &e.stop) || e.stop.load(std::memory_order_relaxed)) return;
   e.gen.candidates(s, children, w.c.pruned);
   w.c.candidates += children.size();
-  const PhaseClock::Phase caller = w.clock.running();
-  w.phase(&PhaseTimes::expr);
   size_t kept = 0;
   for (const Step& st : children) {
     bool keep = true;
     if (st.query != kNoQuery) {
       const std::optional<bool> hit = e.oracle.cached(st.query);
       w.expr_cache_hits += hit.has_value();
-      keep = hit ? *hit : e.oracle.is_subexpr(st.query);
+      keep = hit ? *hit : decide(e, w, st.query);
     }
     if (keep)
       children[kept++] = st;
@@ -76,7 +89,6 @@ void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& childr
       ++w.c.pruned.expr;
   }
   children.resize(kept);
-  w.phase(caller);
 }
 
 namespace {
