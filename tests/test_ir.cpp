@@ -1,6 +1,8 @@
 // The μGraph model: shape rules, block-graph validity, canonical order, hashing, JSON round trips.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "test_util.h"
 #include "ugs/io/mugraph_json.h"
 #include "ugs/ir/canonical.h"
@@ -213,6 +215,29 @@ TEST(Canonical, MayAppendFollowsTheGreedyOrder) {
   EXPECT_TRUE(may_append(g, op(OpKind::Mul, 0, 2)));             // ([0,2], mul) > ([0,2], add)
   EXPECT_FALSE(may_append(g, op(OpKind::Add, 0, 2)));            // a duplicate of the last op
   ASSERT_TRUE(is_canonical(test::reference("lora_small")));
+}
+
+// The block-level predicate compares packed ranks; they must order every pair of block ops as
+// compare() orders their ranks (a random sweep over operands, kinds and attributes, signs included).
+TEST(Canonical, PackedRanksOrderBlockOpsAsCompareDoes) {
+  std::mt19937 rng(7);
+  const std::array<int, 6> dims{-4, -1, 0, 1, 3, 127}, tos{-70000, -1, 0, 1, 16, 1 << 30};
+  auto random_op = [&] {
+    OpKind k;
+    do k = static_cast<OpKind>(rng() % kNumOpKinds);
+    while (k == OpKind::Block);
+    const int a = static_cast<int>(rng() % 4), b = arity(k) > 1 ? static_cast<int>(rng() % 4) : -1;
+    return op(k, a, b, dims[rng() % dims.size()], tos[rng() % tos.size()]);
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const Op x = random_op(), y = random_op();
+    const int c = compare(rank_of(x), rank_of(y));
+    const uint64_t px = packed_rank(x), py = packed_rank(y);
+    ASSERT_EQ(c < 0, px < py) << i;
+    ASSERT_EQ(c == 0, px == py) << i;
+  }
+  // kMaxTiles - 1, the largest operand a block op can have, still packs in order.
+  EXPECT_LT(packed_rank(op(OpKind::Exp, kMaxTiles - 2)), packed_rank(op(OpKind::Exp, kMaxTiles - 1)));
 }
 
 TEST(Hash, EveryFieldChangesTheHash) {

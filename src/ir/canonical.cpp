@@ -135,6 +135,16 @@ OpRank rank_of(const KernelGraph& g, int i) {
   return k.op.kind == OpKind::Block ? block_rank(g.blocks[k.block]) : rank_of(k.op);
 }
 
+// Operands are tile indices (under kMaxTiles) stored plus one, so an absent second operand (0) ranks
+// below any; a signed field is offset by its sign bit, so unsigned order is its order.
+uint64_t packed_rank(const Op& op) {
+  static_assert(kMaxTiles < 255);
+  const int n = arity(op.kind);
+  const uint64_t in0 = n > 0 ? op.in[0] + 1 : 0, in1 = n > 1 ? op.in[1] + 1 : 0;
+  return in0 << 56 | in1 << 48 | uint64_t{static_cast<uint8_t>(op.kind)} << 40 |
+         uint64_t{static_cast<uint8_t>(op.dim ^ 0x80)} << 32 | (static_cast<uint32_t>(op.to) ^ 0x80000000u);
+}
+
 bool operands_ordered(const Op& op) { return !is_commutative(op.kind) || op.in[0] <= op.in[1]; }
 
 namespace {
@@ -148,13 +158,6 @@ bool ranks_above_window(const OpRank& r, int ready, int m, RankAt rank_at) {
   return true;
 }
 
-bool fits(const BlockGraph& bg, const Op& op, int m) {
-  int ready = 0;
-  for (int i = 0; i < arity(op.kind); ++i) ready = std::max(ready, op.in[i] - bg.inputs.size() + 1);
-  return operands_ordered(op) &&
-         ranks_above_window(rank_of(op), ready, m, [&](int k) { return rank_of(bg.ops[k]); });
-}
-
 bool fits(const KernelGraph& g, const OpRank& r, int m) {
   int ready = 0;
   for (int32_t t : r.in) ready = std::max(ready, g.producer(t) + 1);
@@ -163,7 +166,20 @@ bool fits(const KernelGraph& g, const OpRank& r, int m) {
 
 }  // namespace
 
-bool may_append(const BlockGraph& bg, const Op& op) { return fits(bg, op, bg.ops.size()); }
+BlockAppendOrder::BlockAppendOrder(const BlockGraph& bg, int ops) : inputs_(bg.inputs.size()), ops_(ops) {
+  highest_since_[ops] = 0;
+  for (int k = ops - 1; k >= 0; --k) highest_since_[k] = std::max(highest_since_[k + 1], packed_rank(bg.ops[k]));
+}
+
+// The op's operands all exist once the first `ready` ops are placed; it must rank above each op
+// placed since (a packed rank is never 0, so an empty window admits it).
+bool BlockAppendOrder::admits(const Op& op) const {
+  int ready = 0;
+  for (int i = 0; i < arity(op.kind); ++i) ready = std::max(ready, op.in[i] - inputs_ + 1);
+  return operands_ordered(op) && (ready >= ops_ || packed_rank(op) > highest_since_[ready]);
+}
+
+bool may_append(const BlockGraph& bg, const Op& op) { return BlockAppendOrder(bg).admits(op); }
 
 bool may_append(const KernelGraph& g, const Op& op) {
   return operands_ordered(op) && fits(g, rank_of(op), g.ops.size());
@@ -179,7 +195,7 @@ bool is_canonical(const BlockGraph& bg) {
   for (int i = 1; i < bg.inputs.size(); ++i)
     if (!(input_key(bg.inputs[i - 1]) < input_key(bg.inputs[i]))) return false;
   for (int m = 0; m < bg.ops.size(); ++m)
-    if (!fits(bg, bg.ops[m], m)) return false;
+    if (!BlockAppendOrder(bg, m).admits(bg.ops[m])) return false;
   for (int i = 1; i < bg.outputs.size(); ++i)
     if (!(output_key(bg.outputs[i - 1]) < output_key(bg.outputs[i]))) return false;
   return true;

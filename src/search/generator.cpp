@@ -109,6 +109,7 @@ void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCoun
   const search_detail::BlockReach reach(s.b, search_detail::savers_allowed(s.g, s.b, program_.outputs.size(), cfg_),
                                         cfg_);
   const int64_t smem = s.b.smem_bytes(rules_);
+  const BlockAppendOrder order(s.b);
   for (const search_detail::ShapedOp& c : shaped.ops) {
     const Op op = c.op();
     if (!reach.after(op, c.post)) {
@@ -119,7 +120,7 @@ void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCoun
       ++pruned.memory;
       continue;
     }
-    if (!may_append(s.b, op)) {
+    if (!order.admits(op)) {
       ++pruned.order;
       continue;
     }

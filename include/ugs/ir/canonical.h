@@ -10,6 +10,7 @@
 // last op") relaxed for ops that consume a recent result: Mirage's rule leaves some DAGs with no
 // admissible order at all (LoRA's X·W + (X·A)·B in one block graph is one), this one admits every DAG
 // exactly once. Commutative operands are ordered; block inputs and savers are sorted.
+#include <array>
 #include <cstdint>
 
 #include "ugs/ir/graph.h"
@@ -27,11 +28,27 @@ struct OpRank {
 int compare(const OpRank& a, const OpRank& b);  // <0, 0, >0, lexicographic
 OpRank rank_of(const Op& op);
 OpRank rank_of(const KernelGraph& g, int op_index);
+// A block op's rank as one number ordered as compare() orders rank_of(op): its inputs (a missing
+// second one lowest), kind, dim, to (block ops have no block key).
+uint64_t packed_rank(const Op& op);
 // Commutative operands in non-decreasing order.
 bool operands_ordered(const Op& op);
 
 // The one-step canonical-order predicates the generator uses: may `op` be appended next?
 bool may_append(const BlockGraph& bg, const Op& op);
+// may_append for a block graph's first `ops` ops, asked of many ops: the generator asks it of every
+// candidate of a state (hundreds of millions in a search). The largest rank placed since each
+// position is kept, so a question is one comparison.
+class BlockAppendOrder {
+ public:
+  BlockAppendOrder(const BlockGraph& bg, int ops);
+  explicit BlockAppendOrder(const BlockGraph& bg) : BlockAppendOrder(bg, bg.ops.size()) {}
+  bool admits(const Op& op) const;
+
+ private:
+  int inputs_, ops_;
+  std::array<uint64_t, kMaxBlockOps + 1> highest_since_;  // [k]: the largest packed rank of ops [k, ops_)
+};
 bool may_append_block(const KernelGraph& g, const BlockGraph& bg);
 bool may_append(const KernelGraph& g, const Op& op);
 // The same for a kernel op known by its rank only, e.g. a block graph about to be opened, whose
