@@ -1,6 +1,7 @@
 // dfs-mpi and bfs over MPI ranks through the real binary under mpirun: the μGraphs of dfs at 1, 2 and
-// 3 ranks with per-rank statistics (bfs also with its completions through the feed thread); a killed rank fails the whole run (non-zero, no results file) and
-// --resume completes it; a bad input on one rank fails every rank; refusals with exit 2.
+// 3 ranks with per-rank statistics (bfs also with its completions through the feed thread); a killed
+// rank fails the whole run (non-zero, no results file) and --resume completes it; a bad input on one
+// rank fails every rank; refusals with exit 2.
 // test_ranks_slow runs every _small preset and the z3 sharing.
 #include <gtest/gtest.h>
 #include <signal.h>
