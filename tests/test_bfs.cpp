@@ -64,6 +64,31 @@ TEST(Bfs, StructuralDedupReturnsTheDfsResultsAtOneAndTwoThreads) {
   }
 }
 
+// Where bfs's threads wait (stats.idle_s): with their busy time and the serial glue's own time, the
+// waits fill the threads' wall, each counted once, and the depth-first drivers report none.
+TEST(Bfs, IdleAndBusyTimesFillTheThreadsWall) {
+  const auto& [name, overrides] = kSpaces[1];  // lora_small: its search is ~80% of the run's wall
+  const Program p = load_program(name);
+  const SearchConfig cfg = config_for(p, nlohmann::json::parse(overrides));
+  constexpr int kThreads = 2;
+  const SearchResult bfs = run_search(p.graph, cfg, options(Strategy::Bfs, kThreads));
+  const IdleTimes& i = bfs.idle;
+  double idle = 0;
+  for (double v : {i.expand, i.deferred, i.misses, i.confirm, i.dedup, i.keep, i.route, i.fingerprint, i.serial}) {
+    EXPECT_GE(v, 0.0);
+    idle += v;
+  }
+  EXPECT_EQ(i.route, 0.0);  // one process
+  double busy = 0;
+  for (const Counters& w : bfs.workers) busy += w.busy_s;
+  const double serial_work = i.serial / (kThreads - 1);  // the one thread working between regions
+  const double filled = busy + idle + serial_work;
+  EXPECT_LE(filled, kThreads * bfs.wall_s + 1e-3);  // nothing counted twice
+  EXPECT_GE(filled, 0.5 * kThreads * bfs.wall_s);   // the search is most of the run's wall
+  const SearchResult dfs = run_search(p.graph, cfg, options(Strategy::DfsOmp, kThreads));
+  EXPECT_EQ(dfs.idle.expand + dfs.idle.keep + dfs.idle.serial, 0.0);
+}
+
 TEST(Bfs, FunctionDedupFindsTheSameBestCost) {
   for (const auto& [name, overrides] : kSpaces) {
     SCOPED_TRACE(name);

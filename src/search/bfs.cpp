@@ -16,6 +16,7 @@ Bfs::Bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, std::s
       threads_(static_cast<int>(workers.size())),
       batched_(cfg.bfs_batch_verify < 0 ? e.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1),
       scratch_(workers.size()) {
+  region_busy_.resize(workers.size());
   if (opt.comm && opt.comm->size() > 1) ranks_ = opt.comm;
   for (ThreadScratch& s : scratch_) s.fingerprints = e.verifier.backend().make_context();
   if (batched_) feed_ = std::make_unique<FingerprintFeed>(e.verifier.backend(), cut_flag(), threads_);
@@ -66,6 +67,25 @@ void Bfs::resume() {
   r_.wall_s = c.wall_s;
   r_.peak_frontier_mib = c.peak_frontier_mib;
   r_.chunks = c.chunks;
+}
+
+void Bfs::begin_region() {
+  std::fill(region_busy_.begin(), region_busy_.end(), 0.0);
+  region_start_ = Clock::now();
+}
+
+void Bfs::busy_since(int t, Clock::time_point t0) {
+  const double s = seconds_since(t0);
+  workers_[t].c.busy_s += s;
+  region_busy_[t] = s;
+}
+
+void Bfs::end_region(Region where) {
+  const double wall = seconds_since(region_start_);
+  regions_s_ += wall;
+  double busy = 0;
+  for (double b : region_busy_) busy += b;
+  r_.idle.*where += std::max(0.0, threads_ * wall - busy);
 }
 
 NodeSlab Bfs::take_slab() {
@@ -282,6 +302,8 @@ void Bfs::run() {
   }
   flush();
   save(!e_.stop.load());
+  r_.idle.fingerprint += threads_ * feed_wait_s_;
+  r_.idle.serial += (threads_ - 1) * std::max(0.0, seconds_since(t0_) - regions_s_ - feed_wait_s_);
 }
 
 void run_bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, const std::string& run_key,

@@ -34,8 +34,8 @@ void Bfs::dedup_structural() {
   const auto t0 = Clock::now();
   const size_t chunks = num_chunks();
   std::vector<uint64_t> dropped(threads_, 0);
-  each_thread([&](int t) { deal_keys(t, chunks * t / threads_, chunks * (t + 1) / threads_); });
-  each_thread([&](int t) { dropped[t] = drop_duplicates(t); });
+  each_thread(&IdleTimes::dedup, [&](int t) { deal_keys(t, chunks * t / threads_, chunks * (t + 1) / threads_); });
+  each_thread(&IdleTimes::dedup, [&](int t) { dropped[t] = drop_duplicates(t); });
   for (uint64_t d : dropped) collector_.c.pruned.dedup += d;
   collector_.c.phase_s.dedup += seconds_since(t0);
 }
@@ -98,7 +98,7 @@ void Bfs::dedup_function() {
   const GpuSpec gpu = *gpu_preset(opt_.cost_gpu);
   std::vector<double> cost(graphs.size());
   std::vector<uint64_t> tie(graphs.size());
-  parallel(graphs.size(), [&](size_t k, int) {
+  parallel(&IdleTimes::dedup, graphs.size(), [&](size_t k, int) {
     cost[k] = estimate(*graphs[k], gpu).estimated_us;
     tie[k] = chunks_[where[k].first].keys[where[k].second];
   });

@@ -104,7 +104,7 @@ void Bfs::visit(uint32_t i, int t) {
 
 void Bfs::expand_chunks() {
   const auto t0 = Clock::now();
-  each_chunk([&](size_t c, int t) {
+  each_chunk(&IdleTimes::expand, [&](size_t c, int t) {
     ready_next_slab(t);
     Chunk& ch = chunks_[c];
     ch.clear();
@@ -205,7 +205,7 @@ void Bfs::verify() {
   if (runs_.size() <= 1)
     for (size_t j = 0; j < runs_.size(); ++j) confirm_run(j);
   else
-    parallel(runs_.size(), [&](size_t j, int) { confirm_run(j); }, /*dynamic=*/true);
+    parallel(&IdleTimes::confirm, runs_.size(), [&](size_t j, int) { confirm_run(j); }, /*dynamic=*/true);
 }
 
 // The match flags of the batch's completions into fp_.match, in chunk order: the feed's, fingerprinted
@@ -213,7 +213,9 @@ void Bfs::verify() {
 // expansion), or those of one backend call now.
 void Bfs::fingerprint_completions() {
   if (feed_) {
+    const auto t0 = Clock::now();
     collector_.c.phase_s.fingerprint += feed_->wait().call_s;
+    feed_wait_s_ += seconds_since(t0);
     fp_.match.clear();
     for (size_t c = 0; c < num_chunks(); ++c)
       fp_.match.insert(fp_.match.end(), chunks_[c].matched.begin(), chunks_[c].matched.end());
@@ -271,7 +273,7 @@ void Bfs::expand_deferred() {
   for (size_t c = 0; c < num_chunks() && !any; ++c) any = !chunks_[c].deferred.empty();
   if (!any) return;
   const auto t0 = Clock::now();
-  each_chunk([&](size_t c, int t) {
+  each_chunk(&IdleTimes::deferred, [&](size_t c, int t) {
     Chunk& ch = chunks_[c];
     for (uint32_t i : ch.deferred)
       if (!verified_[i] && !cut()) {
@@ -298,7 +300,7 @@ void Bfs::settle_misses() {
   t0 = Clock::now();
   std::vector<size_t> first(num_chunks() + 1, 0);  // chunk c's answers start at first[c]
   for (size_t c = 0; c < num_chunks(); ++c) first[c + 1] = first[c] + chunks_[c].misses.size();
-  each_chunk([&](size_t c, int t) {
+  each_chunk(&IdleTimes::misses, [&](size_t c, int t) {
     for (size_t k = 0; k < chunks_[c].misses.size(); ++k) {
       const Pending& p = chunks_[c].misses[k];
       if (!answers_[first[c] + k]) {
@@ -322,7 +324,7 @@ void Bfs::keep_children(int depth) {
   if (open_depth_ != depth + 1) flush();
   open_depth_ = depth + 1;
   const size_t n = num_chunks();
-  each_thread([&](int t) {
+  each_thread(&IdleTimes::keep, [&](int t) {
     ThreadScratch& s = scratch_[t];
     s.kept = s.kept_bytes = 0;
     for (size_t c = n * t / threads_; c < n * (t + 1) / threads_; ++c) {

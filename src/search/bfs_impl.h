@@ -128,13 +128,21 @@ class Bfs {
   uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
   uint64_t states_count() const;    // states visited so far, over the workers
   void confirm_run(size_t j);
+  // The parallel regions, each named by the entry of r_.idle its threads' waiting counts in.
+  using Region = double IdleTimes::*;
   template <class F>
-  void parallel(size_t n, F body, bool dynamic = false);
+  void parallel(Region where, size_t n, F body, bool dynamic = false);
   template <class F>
-  void each_chunk(F body);  // body(chunk index, thread) over the batch's chunks
+  void each_chunk(Region where, F body);  // body(chunk index, thread) over the batch's chunks
   template <class F>
-  void each_thread(F body);  // body(thread) once on each of the run's threads
+  void each_thread(Region where, F body);  // body(thread) once on each of the run's threads
+  void begin_region();
+  void busy_since(int t, Clock::time_point t0);  // thread t worked in the region from t0 to now
+  void end_region(Region where);
   StealingRanges ranges_;
+  Clock::time_point region_start_;
+  std::vector<double> region_busy_;  // per thread: its time in the region's body
+  double regions_s_ = 0, feed_wait_s_ = 0;  // the wall of the regions so far, and of the feed's waits
 
   // bfs_dedup.cpp: which children survive.
   void dedup();
@@ -225,8 +233,9 @@ class Bfs {
 // time. Static: interleaved runs of 16, the same split every run (for work whose order matters);
 // dynamic: one at a time, to whichever thread is free.
 template <class F>
-void Bfs::parallel(size_t n, F body, bool dynamic) {
+void Bfs::parallel(Region where, size_t n, F body, bool dynamic) {
   FirstException failure;
+  begin_region();
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
@@ -238,35 +247,40 @@ void Bfs::parallel(size_t n, F body, bool dynamic) {
 #pragma omp for schedule(static, 16) nowait
       for (size_t i = 0; i < n; ++i) failure.capture([&] { body(i, t); });
     }
-    workers_[t].c.busy_s += seconds_since(t0);
+    busy_since(t, t0);
   }
+  end_region(where);
   failure.rethrow();
 }
 
 template <class F>
-void Bfs::each_thread(F body) {
+void Bfs::each_thread(Region where, F body) {
   FirstException failure;
+  begin_region();
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     const auto t0 = Clock::now();
     failure.capture([&] { body(t); });
-    workers_[t].c.busy_s += seconds_since(t0);
+    busy_since(t, t0);
   }
+  end_region(where);
   failure.rethrow();
 }
 
 template <class F>
-void Bfs::each_chunk(F body) {
+void Bfs::each_chunk(Region where, F body) {
   ranges_.reset(num_chunks(), threads_);
   FirstException failure;
+  begin_region();
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     const auto t0 = Clock::now();
     for (size_t c; !failure.failed() && ranges_.next(t, c);) failure.capture([&] { body(c, t); });
-    workers_[t].c.busy_s += seconds_since(t0);
+    busy_since(t, t0);
   }
+  end_region(where);
   failure.rethrow();
 }
 

@@ -164,7 +164,7 @@ void Bfs::route_in() {
   collector_.c.phase_s.dedup += seconds_since(t0);
 
   for (ThreadScratch& s : scratch_) s.kept = 0;
-  parallel(items.size(), [&](size_t i, int t) {
+  parallel(&IdleTimes::route, items.size(), [&](size_t i, int t) {
     if (!fresh[i]) return;
     ThreadScratch& s = scratch_[t];
     search_detail::decode(reinterpret_cast<const uint8_t*>(items[i].data()), s.child);

@@ -26,6 +26,12 @@ json ranks_json(const std::vector<RankStats>& ranks) {
   return a;
 }
 
+json idle_json(const IdleTimes& i) {
+  return {{"expand", i.expand}, {"deferred", i.deferred}, {"misses", i.misses}, {"confirm", i.confirm},
+          {"dedup", i.dedup}, {"keep", i.keep}, {"route", i.route}, {"fingerprint", i.fingerprint},
+          {"serial", i.serial}};
+}
+
 json stats_json(const SearchResult& r) {
   const Counters& c = r.totals;
   json levels = json::array();
@@ -62,6 +68,7 @@ json stats_json(const SearchResult& r) {
            {{"expand", c.phase_s.expand}, {"expr", c.phase_s.expr}, {"fingerprint", c.phase_s.fingerprint},
             {"dedup", c.phase_s.dedup}, {"verify", c.phase_s.verify}, {"exchange", c.phase_s.exchange}}},
           {"levels", levels},
+          {"idle_s", idle_json(r.idle)},
           {"peak_frontier_mib", r.peak_frontier_mib},
           {"chunks", r.chunks},
           {"workers", workers},

@@ -78,6 +78,17 @@ struct FoundGraph {
   Cost cost;
 };
 
+// bfs: thread-seconds its threads spent waiting, by where (results stats.idle_s). In a parallel region
+// (named by the phase it belongs to) a thread waits from the region's start until it enters the body and
+// from its last item to the region's end; `fingerprint` is the wait for the feed's last call after a
+// batch, with every thread waiting; `serial` is the rest of the run's wall, where one thread works on
+// the serial glue (the batch's bookkeeping, oracle calls, confirmations, checkpoints) and the others
+// wait. In one process: a resumed run counts only its own.
+struct IdleTimes {
+  double expand = 0, deferred = 0, misses = 0, confirm = 0, dedup = 0, keep = 0, route = 0;
+  double fingerprint = 0, serial = 0;
+};
+
 struct SearchResult {
   std::vector<FoundGraph> mugraphs;  // best first by the cost model, then by hash; no duplicates
   Counters totals;
@@ -89,6 +100,7 @@ struct SearchResult {
   bool partial = false;  // stopped by the time limit
   BackendKind backend = BackendKind::Cpu;  // the fingerprint backend that ran
   std::vector<LevelStats> levels;          // bfs
+  IdleTimes idle;                          // bfs
   double peak_frontier_mib = 0;            // bfs: the most the frontier held at once
   uint64_t chunks = 0;                     // bfs: batches the memory limit split levels into
   int ranks = 1;
