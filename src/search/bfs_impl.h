@@ -210,6 +210,7 @@ class Bfs {
   void flush();
   size_t n_ = 0;                  // states in the batch
   std::vector<Chunk> chunks_;     // the batch's, reused
+  std::vector<size_t> first_child_;  // keep_children: chunk c's children start at first_child_[c]
   std::vector<uint8_t> verified_;  // per batch state: one of its completions passed confirmation
   std::vector<const KernelGraph*> graphs_;  // the batch's completions, fingerprinted together
   std::vector<uint32_t> owner_;   // the batch state each came from
