@@ -23,7 +23,7 @@ namespace ugs {
   X(smem_budget_bytes, 96 * 1024, 1024, 1 << 30, "shared memory per block, tiles at 2 bytes per element")     \
   X(confirm_tests, 3, 0, 100, "extra finite-field tests confirming a fingerprint match")                      \
   X(omp_task_depth, 4, 0, 64, "dfs-omp: states shallower than this become OpenMP tasks")                     \
-  X(bfs_batch, 32768, 1, 1 << 20, "bfs: states expanded together (bulk fingerprint calls, one oracle batch)") \
+  X(bfs_batch, 131072, 1, 1 << 20, "bfs: states expanded together (bulk fingerprint calls, one oracle batch)") \
   X(bfs_batch_verify, -1, -1, 1,                                                                              \
     "bfs: 1 fingerprints a batch's completions in bulk calls while it expands, 0 each state's at once, -1 "  \
     "as the backend prefers (bulk for cuda, and for cpu on programs of 1e7 field ops or more)")               \
