@@ -12,6 +12,8 @@
 #   batch    goal 2 without the CPU runs: full-size rmsnorm_linear (bfs and dfs-omp with cuda, 3 reps),
 #            then full-size gqa and qknorm_gqa with cuda, dfs-omp against bfs at bfs_batch 32768
 #            (the default), 131072 and 524288 (a 16-thread batch of 32768 states takes about 2 ms)
+#   goal2    goal 2 at the default batch, each pair run twice, alternating to spread the host's noise:
+#            full-size rmsnorm_linear (bfs and dfs-omp with cuda, 3 reps), then full gqa and qknorm_gqa
 #   profile  where a full-size rmsnorm_linear candidate's time goes on the device (goal 1's kernels,
 #            never profiled): Nsight Compute's full set on the first interpreter launches of
 #            bench_fingerprint --only rmsnorm_linear (clocks left alone, as METHOD.md asks), the
@@ -105,6 +107,15 @@ for part in $parts; do
         done
       done
       rm -f "$OUT"/batch*.json ;;
+    goal2)
+      for rep in 1 2 3; do
+        for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cuda.$rep" rmsnorm_linear --strategy $s --threads 16 --backend cuda; done
+      done
+      for p in gqa qknorm_gqa; do
+        for rep in 1 2; do
+          for s in bfs dfs-omp; do search "$p.$s.cuda.$rep" $p --strategy $s --threads 16 --backend cuda; done
+        done
+      done ;;
     profile)
       # The setups' launches come first (the program evaluated on the drawn inputs), then each row's
       # warm-up and timed calls: 24 launches reach the wide field's candidates. One archive comes back.
@@ -126,7 +137,7 @@ for part in $parts; do
       tar -czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$P" ;;
     gated)
       for s in bfs dfs-omp; do search "gated_mlp.$s.cuda" gated_mlp --strategy $s --threads 16 --backend cuda; done ;;
-    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch profile)" >&2; exit 2 ;;
+    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch goal2 profile)" >&2; exit 2 ;;
   esac
 done
 echo "== done ($(left) s left)"
