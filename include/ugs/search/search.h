@@ -81,7 +81,8 @@ struct FoundGraph {
 // bfs: thread-seconds its threads spent waiting, by where (results stats.idle_s). In a parallel region
 // (named by the phase it belongs to) a thread waits from the region's start until it enters the body and
 // from its last item to the region's end; `fingerprint` is the wait for the feed's last call after a
-// batch, with every thread waiting; `serial` is the rest of the run's wall, where one thread works on
+// batch, with every thread waiting (a device's call; the CPU backend's call runs on the run's threads
+// then, so there it is their time in that call); `serial` is the rest of the run's wall, where one thread works on
 // the serial glue (the batch's bookkeeping, oracle calls, confirmations, checkpoints) and the others
 // wait. In one process: a resumed run counts only its own.
 struct IdleTimes {
