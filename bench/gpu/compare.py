@@ -1,9 +1,9 @@
 """Summary of the searches bench/gpu/run.sh made: per run its wall time, states, fingerprint calls, the
-mean busy time of its workers, its dedup and fingerprint phases, and whether its μGraph hashes equal
-those of its reference. The reference is the same strategy's CPU run when it ran to its end, else the
-program's first complete CPU run without function dedup (whose result set differs), else its first
-complete run. A run the time limit stopped is marked partial and is nobody's reference. Standard library
-only: the GPU machine's python has no project packages."""
+mean busy time of its workers, its dedup and fingerprint phases, bfs's largest waits (stats.idle_s),
+and whether its μGraph hashes equal those of its reference. The reference is the same strategy's CPU
+run when it ran to its end, else the program's first complete CPU run without function dedup (whose
+result set differs), else its first complete run. A run the time limit stopped is marked partial and is
+nobody's reference. Standard library only: the GPU machine's python has no project packages."""
 import json
 import os
 import sys
@@ -31,7 +31,7 @@ def main(folder):
             with open(os.path.join(folder, f)) as fh:
                 runs[program][rest] = json.load(fh)
     print(f"{'program':16} {'run':24} {'wall s':>7} {'states':>10} {'fp evals':>8} {'busy s':>7} {'dedup s':>7} "
-          f"{'fp s':>6} {'verify s':>8} {'found':>5}  same hashes")
+          f"{'fp s':>6} {'verify s':>8} {'found':>5} {'bfs idle thread-s':24}  same hashes")
     for program, by_run in runs.items():
         for name, d in by_run.items():
             ref_name = reference(name, by_run)
@@ -49,9 +49,12 @@ def main(folder):
             ph = s.get("phase_s", {})
             workers = s.get("workers", [])
             busy = sum(w["busy_s"] for w in workers) / len(workers) if workers else 0.0
+            idle = s.get("idle_s", {})  # bfs: the largest three entries
+            top = sorted(idle.items(), key=lambda kv: -kv[1])[:3] if sum(idle.values()) > 0 else []
+            idle_text = " ".join(f"{k} {v:.1f}" for k, v in top) or "-"
             print(f"{program:16} {name:24} {s['wall_s']:7.2f} {s['states_expanded']:10} {s['fingerprint_evals']:8} "
                   f"{busy:7.2f} {ph.get('dedup', 0):7.2f} {ph.get('fingerprint', 0):6.2f} {ph.get('verify', 0):8.2f} "
-                  f"{len(got):5}  {same}")
+                  f"{len(got):5} {idle_text:24}  {same}")
 
 
 if __name__ == "__main__":
