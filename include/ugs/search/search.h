@@ -79,12 +79,12 @@ struct FoundGraph {
 };
 
 // bfs: thread-seconds its threads spent waiting, by where (results stats.idle_s). In a parallel region
-// (named by the phase it belongs to) a thread waits from the region's start until it enters the body and
-// from its last item to the region's end; `fingerprint` is the wait for the feed's last call after a
-// batch, with every thread waiting (a device's call; the CPU backend's call runs on the run's threads
-// then, so there it is their time in that call); `serial` is the rest of the run's wall, where one thread works on
-// the serial glue (the batch's bookkeeping, oracle calls, confirmations, checkpoints) and the others
-// wait. In one process: a resumed run counts only its own.
+// (named by the phase it belongs to) a thread waits from the region's start until it enters the body
+// and from its last item to the region's end. `fingerprint` is the wait for the feed's last call after
+// a batch, every thread waiting (for a device; the CPU backend's call runs on the run's threads, so
+// there it is their time in that call). `serial` is the rest of the run's wall, where one thread works
+// on the glue (the batch's bookkeeping, oracle calls, confirmations, checkpoints) and the others wait.
+// A resumed run counts only its own waiting, not that of the run its checkpoint came from.
 struct IdleTimes {
   double expand = 0, deferred = 0, misses = 0, confirm = 0, dedup = 0, keep = 0, route = 0;
   double fingerprint = 0, serial = 0;
