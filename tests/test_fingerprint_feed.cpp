@@ -1,11 +1,15 @@
 // The bfs feed thread (src/search/fingerprint_feed.h): graphs handed in from several threads, in
 // pieces, get the match flags one backend call gives them, batch after batch; a backend's exception
 // reaches wait() and the feed serves the next batch; with the stop raised every piece still gets one
-// flag per graph.
+// flag per graph; a wait up to a mark returns once what came before it is done, whatever came after.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "cuda_cases.h"
 #include "search/fingerprint_feed.h"
@@ -78,6 +82,61 @@ TEST(FingerprintFeed, ABackendsExceptionReachesWaitAndTheNextBatchIsServed) {
   FingerprintFeed feed(backend, nullptr, 2);
   EXPECT_THROW(fed(feed, graphs, 5), std::runtime_error);
   EXPECT_EQ(fed(feed, graphs, 5), std::vector<uint8_t>(graphs.size(), 0));
+}
+
+// Flags every graph a match; while closed, a call waits for the gate to open.
+class Gate : public Backend {
+ public:
+  BackendKind kind() const override { return BackendKind::Cuda; }
+  void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out,
+                   const std::atomic<bool>*) override {
+    std::unique_lock lock(mu_);
+    opened_.wait(lock, [&] { return open_; });
+    out.reset(graphs);
+    std::fill(out.match.begin(), out.match.end(), 1);
+  }
+  void classify_functions(std::span<const KernelGraph* const>, std::span<const double>, std::span<const uint64_t>,
+                          FunctionClasses&, const std::atomic<bool>*) override {}
+  void set(bool open) {
+    {
+      std::lock_guard lock(mu_);
+      open_ = open;
+    }
+    opened_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable opened_;
+  bool open_ = true;
+};
+
+TEST(FingerprintFeed, AWaitUpToAMarkLeavesWhatCameAfterIt) {
+  const Program p = load_program("gqa_small");
+  const std::vector<KernelGraph> graphs = test::random_graphs(p.graph, 6, 3);
+  const std::span<const KernelGraph> all(graphs);
+  Gate gate;
+  FingerprintFeed feed(gate, nullptr, 1);
+  std::vector<uint8_t> first, second, third;
+  feed.add(all.subspan(0, 2), &first);
+  feed.wait();
+  const uint64_t before_second = feed.mark();
+  EXPECT_EQ(before_second, 1u);
+  gate.set(false);
+  feed.add(all.subspan(2, 2), &second);  // its call waits at the gate
+  feed.wait(before_second);              // so this returns only if it does not wait for that call
+  EXPECT_EQ(first, std::vector<uint8_t>(2, 1));
+  const uint64_t before_third = feed.mark();
+  feed.add(all.subspan(4, 2), &third);
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    gate.set(true);
+  });
+  feed.wait(before_third);  // the second call, once the gate opens
+  EXPECT_EQ(second, std::vector<uint8_t>(2, 1));
+  feed.wait();
+  EXPECT_EQ(third, std::vector<uint8_t>(2, 1));
+  opener.join();
 }
 
 TEST(FingerprintFeed, WithTheStopRaisedEveryGraphStillGetsAFlag) {

@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "ugs/search/engine.h"
@@ -25,20 +26,26 @@ void FingerprintFeed::add(std::span<const KernelGraph> graphs, std::vector<uint8
   {
     std::lock_guard lock(mu_);
     queue_.push_back({graphs, match});
+    ++added_;
   }
   work_.notify_one();
 }
 
-FingerprintFeed::Done FingerprintFeed::wait() {
+uint64_t FingerprintFeed::mark() {
+  std::lock_guard lock(mu_);
+  return added_;
+}
+
+FingerprintFeed::Done FingerprintFeed::wait(uint64_t upto) {
   std::unique_lock lock(mu_);
-  idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  idle_.wait(lock, [&] { return finished_ >= std::min(upto, added_); });
   const Done done = std::exchange(done_, Done{});
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   return done;
 }
 
-// Takes whatever is queued, fingerprints it in one call outside the lock, and tells wait() when
-// nothing is left. After a failed call the rest is not fingerprinted: wait() rethrows.
+// Takes whatever is queued, fingerprints it in one call outside the lock, and tells wait() what is
+// finished. After a failed call the rest is not fingerprinted: wait() rethrows.
 void FingerprintFeed::run() {
   omp_set_num_threads(threads_);
   std::vector<Item> items;
@@ -47,7 +54,6 @@ void FingerprintFeed::run() {
     work_.wait(lock, [&] { return quit_ || !queue_.empty(); });
     if (queue_.empty()) return;  // quit, with nothing left
     items.swap(queue_);
-    busy_ = true;
     const bool failed = error_ != nullptr;
     lock.unlock();
     const auto t0 = Clock::now();
@@ -62,9 +68,9 @@ void FingerprintFeed::run() {
     if (error && !error_) error_ = error;
     done_.call_s += s;
     for (const Item& it : items) done_.graphs += it.graphs.size();
+    finished_ += items.size();
     items.clear();
-    busy_ = false;
-    if (queue_.empty()) idle_.notify_all();
+    idle_.notify_all();
   }
 }
 

@@ -4,8 +4,10 @@
 // the rest of the batch. Without it the batch's one call began after the whole batch was expanded
 // and every worker waited for it: on the H100 machine at 16 threads, 1.1 s of full gqa's 4.8 s and
 // 1.7 s of qknorm_gqa's 23 to 27 s. What is handed in while a call runs goes into the next call, so
-// calls grow when the device falls behind. With the CPU backend on a full-size program (wants_batches)
-// a call shares its candidates among the run's threads. Internal to src/search.
+// calls grow when the device falls behind. A batch may wait only for what an earlier batch handed in
+// (mark(), wait(upto)), so that its own completions are fingerprinted while the next batch expands.
+// With the CPU backend on a full-size program (wants_batches) a call shares its candidates among the
+// run's threads. Internal to src/search.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -28,17 +30,21 @@ class FingerprintFeed {
   FingerprintFeed& operator=(const FingerprintFeed&) = delete;
 
   // From any thread: the graphs' match flags go to *match (one per graph) once they are fingerprinted.
-  // Both must stay as they are until wait() returns. Once the stop is raised, flags may be wrong (0
-  // for graphs the backend skipped, as in a backend call), and the caller discards them.
+  // Both must stay as they are until a wait() that covers this add() returns. Once the stop is
+  // raised, flags may be wrong (0 for graphs the backend skipped, as in a backend call), and the
+  // caller discards them.
   void add(std::span<const KernelGraph> graphs, std::vector<uint8_t>* match);
 
   struct Done {
     double call_s = 0;  // in backend calls since the last wait()
     uint64_t graphs = 0;
   };
-  // Once the batch's graphs are all added: returns when they are fingerprinted, or rethrows what a
-  // backend call threw.
-  Done wait();
+  // The add() calls so far, for a later wait().
+  uint64_t mark();
+  // Returns when the graphs of the first `upto` add() calls (all, by default, once no more are being
+  // added) are fingerprinted, or rethrows what a backend call threw.
+  Done wait(uint64_t upto = kAll);
+  static constexpr uint64_t kAll = ~uint64_t{0};
 
  private:
   struct Item {
@@ -54,7 +60,8 @@ class FingerprintFeed {
   std::mutex mu_;
   std::condition_variable work_, idle_;
   std::vector<Item> queue_;
-  bool busy_ = false, quit_ = false;
+  bool quit_ = false;
+  uint64_t added_ = 0, finished_ = 0;  // add() calls, and those whose call has returned
   Done done_;
   std::exception_ptr error_;
   std::vector<const KernelGraph*> graphs_;  // the thread's, for its call
