@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace ugs::test {
@@ -48,10 +48,14 @@ RunResult run_command(const std::vector<std::string>& argv) {
 int checkpoint_level(const std::string& dir) {
   const std::string path = dir + "/checkpoint.ugs";
   if (!std::filesystem::exists(path)) return -1;
-  const std::string bytes = read_file(path);
-  uint64_t len = 0;  // the header: 8 bytes of magic, its JSON's length, its JSON
-  std::memcpy(&len, bytes.data() + 8, sizeof len);
-  return nlohmann::json::parse(bytes.substr(16, len))["current"].get<int>();
+  std::ifstream in(path, std::ios::binary);  // the header only: 8 bytes of magic, its JSON's length, its JSON
+  char magic[8];
+  uint64_t len = 0;
+  in.read(magic, sizeof magic);
+  in.read(reinterpret_cast<char*>(&len), sizeof len);
+  std::string header(len, '\0');
+  in.read(header.data(), static_cast<std::streamsize>(len));
+  return nlohmann::json::parse(header)["current"].get<int>();
 }
 
 }  // namespace ugs::test

@@ -123,7 +123,8 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   const Verifier verifier(program, opt.backend, opt.field, opt.seed, static_cast<int>(cfg.confirm_tests),
                           cfg.float_tolerance);
   const Generator gen(program, cfg, pool);
-  std::atomic<bool> stop{false};
+  std::atomic<bool> own_stop{false};
+  std::atomic<bool>& stop = opt.stop ? *opt.stop : own_stop;
   const Engine engine{gen, oracle, verifier, stop};
 
   // The evaluator's own OpenMP regions (and the CPU backend's, over a batch) use the run's threads

@@ -1,6 +1,7 @@
 #pragma once
 // A whole search: build the engine, run a strategy, gather the workers' results into a sorted,
 // deduplicated list of μGraphs with statistics (DESIGN §5, §6).
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,9 @@ struct RunOptions {
   BackendKind backend = BackendKind::Auto;  // fingerprints; run_search reports the one it got
   uint64_t seed = 1;
   double time_limit_s = 0;  // 0: none
+  // Raised by the caller (another thread) to stop the run as the time limit does: partial results
+  // and, for bfs, a checkpoint to resume from. Null: only the time limit stops it.
+  std::atomic<bool>* stop = nullptr;
   bool progress = false;    // a progress line on stderr
   std::string cost_gpu = "h100";  // the cost model's GPU, which orders the results
   // bfs only:
