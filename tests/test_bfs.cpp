@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "search_util.h"
 #include "test_util.h"
@@ -62,6 +65,47 @@ TEST(Bfs, StructuralDedupReturnsTheDfsResultsAtOneAndTwoThreads) {
       EXPECT_GT(bfs.levels.size(), 5u);
     }
   }
+}
+
+// Fed completions (as with a GPU) are fingerprinted while the next batch expands: a batch leaves its
+// states with completions to the next batch of their level. The levels are those of a run that
+// verifies each state's completions as it comes, state for state; under a memory limit nothing is
+// carried (the batch's size follows the kept children).
+TEST(Bfs, StatesCarriedToTheNextBatchGiveTheSameLevels) {
+  uint64_t carried = 0;  // lora_small's completions come in levels of one batch
+  for (const auto& [name, overrides] : kSpaces) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    SearchConfig cfg = config_for(p, nlohmann::json::parse(overrides));
+    cfg.bfs_batch = 128;  // so that the levels with completions take several batches
+    cfg.bfs_batch_verify = 0;
+    const SearchResult inline_run = run_search(p.graph, cfg, options(Strategy::Bfs, 2));
+    EXPECT_EQ(inline_run.carried, 0u);
+    cfg.bfs_batch_verify = 1;
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(threads);
+      const SearchResult fed = run_search(p.graph, cfg, options(Strategy::Bfs, threads));
+      carried += fed.carried;
+      EXPECT_EQ(hashes(fed), hashes(inline_run));
+      EXPECT_EQ(fed.totals.states, inline_run.totals.states);
+      EXPECT_EQ(fed.totals.verified, inline_run.totals.verified);
+      EXPECT_EQ(fed.totals.fingerprint_evals, inline_run.totals.fingerprint_evals);
+      ASSERT_EQ(fed.levels.size(), inline_run.levels.size());
+      for (size_t d = 0; d < fed.levels.size(); ++d) {
+        SCOPED_TRACE(d);
+        EXPECT_EQ(fed.levels[d].frontier, inline_run.levels[d].frontier);
+        EXPECT_EQ(fed.levels[d].candidates, inline_run.levels[d].candidates);
+        EXPECT_EQ(fed.levels[d].survivors, inline_run.levels[d].survivors);
+        EXPECT_EQ(fed.levels[d].verified, inline_run.levels[d].verified);
+      }
+    }
+    RunOptions limited = options(Strategy::Bfs, 2);
+    limited.memory_limit_mib = 1;
+    const SearchResult chunked = run_search(p.graph, cfg, limited);
+    EXPECT_EQ(chunked.carried, 0u);
+    EXPECT_EQ(hashes(chunked), hashes(inline_run));
+  }
+  EXPECT_GT(carried, 0u);
 }
 
 // Where bfs's threads wait (stats.idle_s): with their busy time and the serial glue's own time, the
@@ -197,6 +241,43 @@ TEST_P(BfsTimeLimit, CutsABatchShortAndTheResumeRedoesIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BatchVerify, BfsTimeLimit, testing::Values(0, 1));
+
+// Levels of many batches with fed completions: a run stopped inside such a level leaves states carried
+// to the next batch unfinished, and the checkpoint holds them as pending, uncounted. Most batches of
+// this space's levels 7 and 8 (64 states, about 1.7 ms each when the machine is idle) carry some. The
+// run is stopped a little after its checkpoint says level 7 began, so that the cut falls some batches
+// into it whatever the machine's load (a slower run stretches the level too): twice, at two delays.
+TEST(Bfs, AResumeFinishesTheStatesCarriedToTheNextBatch) {
+  constexpr int kLevel = 7;
+  const Program p = load_program("gated_mlp_small");
+  SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 64})"));
+  cfg.bfs_batch_verify = 1;
+  RunOptions o = options(Strategy::Bfs, 2);
+  const SearchResult whole = run_search(p.graph, cfg, o);
+  ASSERT_GT(whole.carried, 0u);
+  ASSERT_GT(whole.levels.size(), static_cast<size_t>(kLevel + 1));
+  ASSERT_GT(whole.levels[kLevel].verified, 0u);  // its states complete μGraphs
+  for (int delay_ms : {10, 50}) {
+    SCOPED_TRACE(delay_ms);
+    o.checkpoint_dir = test::temp_dir();
+    std::atomic<bool> stop{false};
+    o.stop = &stop;
+    std::thread stopper([&] {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+      while (test::checkpoint_level(o.checkpoint_dir) < kLevel && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      stop = true;
+    });
+    const SearchResult cut = run_search(p.graph, cfg, o);
+    stopper.join();
+    o.stop = nullptr;
+    ASSERT_TRUE(cut.partial);
+    EXPECT_GE(test::checkpoint_level(o.checkpoint_dir), kLevel);
+    EXPECT_GT(cut.carried, 0u);
+    expect_resumed_as_whole(p, cfg, o, whole);
+  }
+}
 
 }  // namespace
 }  // namespace ugs

@@ -15,6 +15,7 @@ Bfs::Bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, std::s
       progress_(progress),
       threads_(static_cast<int>(workers.size())),
       batched_(cfg.bfs_batch_verify < 0 ? e.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1),
+      pipelined_(batched_ && opt.memory_limit_mib <= 0 && !(opt.comm && opt.comm->size() > 1)),
       scratch_(workers.size()) {
   region_busy_.resize(workers.size());
   if (opt.comm && opt.comm->size() > 1) ranks_ = opt.comm;
@@ -213,8 +214,9 @@ void Bfs::retreat(int depth) {
   ++tree_;
 }
 
-// The pending states of every level, encoded whole with their keys (a cursor walks to each), in level
-// order: each thread takes a fixed range, so the file is the same whatever the timing.
+// The pending states of every level (and the states carried to the next batch, not yet finished),
+// encoded whole with their keys (a cursor walks to each), in level order: each thread takes a fixed
+// range, so the file is the same whatever the timing.
 std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys) {
   std::vector<Frontier> out(levels_.size());
   keys.assign(levels_.size(), {});
@@ -223,6 +225,7 @@ std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys)
   std::vector<std::vector<uint64_t>> part_keys(threads_);
   for (size_t d = 0; d < levels_.size(); ++d) {
     levels_[d].pending_ids(ids);
+    if (static_cast<int>(d) == carry_depth_) ids.insert(ids.end(), carry_.begin(), carry_.end());
     FirstException failure;
 #pragma omp parallel num_threads(threads_)
     failure.capture([&] {
@@ -298,7 +301,7 @@ void Bfs::run() {
     if (levels_.size() < static_cast<size_t>(current_) + 2) levels_.resize(current_ + 2);
     if (!expand(current_)) break;  // the children go to the next level; cut short, the batch stays pending
     r_.peak_frontier_mib = std::max(r_.peak_frontier_mib, double(frontier_bytes()) / (1 << 20));
-    levels_[current_].drop_back(batch_.size());
+    levels_[current_].drop_back(own_);
   }
   flush();
   save(!e_.stop.load());

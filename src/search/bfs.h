@@ -7,7 +7,9 @@
 //             a state's completions fingerprinted at once on its thread through the backend's
 //             context (cpu, _small programs), or handed chunk by chunk to a feed thread whose
 //             backend calls run while the batch expands (cuda, and cpu on a full-size program whose
-//             candidates its threads then share; fingerprint_feed.h); matches confirmed;
+//             candidates its threads then share; fingerprint_feed.h); matches confirmed; fed
+//             states are finished by the next batch of their level, so that their calls overlap
+//             its expansion too (bfs_impl.h, pipelining);
 //   exprs     the queries the oracle's cache did not know, deduplicated, in one oracle batch;
 //   children  the kept steps as nodes, deduplicated (structurally, or by function), into the next
 //             level's slabs;

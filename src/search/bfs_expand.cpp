@@ -5,9 +5,11 @@
 // state is hot in cache, generates its steps: a step whose query the oracle's cache knows (nearly
 // all) is settled at once, the others wait for the batch's one oracle call. A child is its parent and
 // its step: nothing is encoded. States with completions wait for the batch's one fingerprint call
-// when the backend wants batches (a GPU); with the CPU backend their thread fingerprints them at once,
-// through its own context (the tensors of its previous candidate), in parallel with the others. The
-// serial glue reads the chunks in order, so a run is repeatable whatever thread took which chunk.
+// when the backend wants batches (a GPU), fed to it chunk by chunk as the batch expands; with the CPU
+// backend their thread fingerprints them at once, through its own context (the tensors of its previous
+// candidate), in parallel with the others. Fed states are finished by the next batch of their level,
+// so that their fingerprints overlap its expansion (bfs_impl.h, pipelining). The serial glue reads the
+// chunks in order, so a run is repeatable whatever thread took which chunk.
 #include <algorithm>
 
 #include "bfs_impl.h"
@@ -41,6 +43,9 @@ void Chunk::clear() {
   kernel_level_child.clear();
   empty(misses);
   deferred.clear();
+}
+
+void Fed::clear() {
   completions.clear();
   owners.clear();
   matched.clear();
@@ -52,10 +57,7 @@ bool Bfs::expand(int depth) {
   const uint64_t verified_before = verified_count(), states_before = states_count();
   if (r_.levels.size() <= static_cast<size_t>(depth)) r_.levels.resize(depth + 1);
   r_.levels[depth].level = depth;
-  n_ = batch_.size();
-  chunk_ = std::clamp<size_t>(n_ / (32 * static_cast<size_t>(threads_)), 1, kChunk);
-  batch_keys_.resize(n_);
-  if (chunks_.size() < num_chunks()) chunks_.resize(num_chunks());
+  lay_out_chunks();
   for (ThreadScratch& s : scratch_) s.candidates = s.cache_hits = 0;
   for (void (Bfs::*phase)() : {&Bfs::expand_chunks, &Bfs::verify, &Bfs::expand_deferred, &Bfs::settle_misses})
     if (!cut()) (this->*phase)();
@@ -69,12 +71,43 @@ bool Bfs::expand(int depth) {
   r_.levels[depth].candidates += candidates;
   if (!cut_) {
     keep_children(depth);
+    carry_deferred();
     expanded_ += n_;
   }
-  r_.levels[depth].frontier += states_count() - states_before;  // the batch's n_ unless cut short
+  r_.levels[depth].frontier += states_count() - states_before;  // those it finished, unless cut short
   r_.levels[depth].verified += verified_count() - verified_before;
   r_.levels[depth].wall_s += seconds_since(t0);
   return !cut_;
+}
+
+// The batch's own states (batch_ as run() took them), then the carried ones appended, each in chunks of
+// chunk_: 64, or fewer in a small batch so that every thread gets at least 32 chunks. The carried
+// states' chunks start with their deferral lists, as if expand_chunks had made them.
+void Bfs::lay_out_chunks() {
+  own_ = batch_.size();
+  chunk_ = std::clamp<size_t>(own_ / (32 * static_cast<size_t>(threads_)), 1, kChunk);
+  carried_ = carry_.size();
+  batch_.insert(batch_.end(), carry_.begin(), carry_.end());
+  n_ = batch_.size();
+  batch_keys_.resize(n_);
+  own_chunks_ = (own_ + chunk_ - 1) / chunk_;
+  chunks_n_ = own_chunks_ + (carried_ + chunk_ - 1) / chunk_;
+  if (chunks_.size() < chunks_n_) chunks_.resize(chunks_n_);
+  for (size_t c = own_chunks_; c < chunks_n_; ++c) {
+    chunks_[c].clear();
+    const auto [begin, end] = states_of(c);
+    for (size_t i = begin; i < end; ++i) chunks_[c].deferred.push_back(static_cast<uint32_t>(i));
+  }
+  draining_ = !pipelined_ || levels_[current_].pending() == own_;
+  fed_now_ ^= 1;
+  if (fed_[fed_now_].size() < own_chunks_) fed_[fed_now_].resize(own_chunks_);
+  if (feed_) fed_before_mark_ = feed_->mark();
+}
+
+std::pair<size_t, size_t> Bfs::states_of(size_t chunk) const {
+  if (chunk < own_chunks_) return {chunk * chunk_, std::min(own_, (chunk + 1) * chunk_)};
+  const size_t begin = own_ + (chunk - own_chunks_) * chunk_;
+  return {begin, std::min(n_, begin + chunk_)};
 }
 
 uint64_t Bfs::verified_count() const {
@@ -104,33 +137,35 @@ void Bfs::visit(uint32_t i, int t) {
 
 void Bfs::expand_chunks() {
   const auto t0 = Clock::now();
-  each_chunk(&IdleTimes::expand, [&](size_t c, int t) {
+  each_chunk(&IdleTimes::expand, own_chunks_, [&](size_t c, int t) {
     ready_next_slab(t);
     Chunk& ch = chunks_[c];
     ch.clear();
+    Fed& fed = fed_[fed_now_][c];
+    fed.clear();
     Worker& w = workers_[t];
-    const size_t end = std::min(n_, (c + 1) * chunk_);
-    for (size_t i = c * chunk_; i < end && !cut(); ++i) {
-      ++w.c.states;
+    for (auto [i, end] = states_of(c); i < end && !cut(); ++i) {
       w.progress.fetch_add(1, std::memory_order_relaxed);
       visit(static_cast<uint32_t>(i), t);
       const State& s = scratch_[t].cursor.state();
-      const size_t before = ch.completions.size();
-      e_.gen.completions(s, ch.completions);
-      if (ch.completions.size() > before) {  // verified first: a verified μGraph is not extended
-        if (batched_) {  // in the batch's one call
-          ch.owners.resize(ch.completions.size(), static_cast<uint32_t>(i));
-          ch.deferred.push_back(static_cast<uint32_t>(i));
-          continue;
-        }
-        const bool verified = verify_completions(e_, std::span(ch.completions).subspan(before), w, cut_flag(),
+      const size_t before = fed.completions.size();
+      e_.gen.completions(s, fed.completions);
+      const bool completes = fed.completions.size() > before;  // verified first: a verified μGraph is not extended
+      if (completes && batched_) {  // fed; a state once finished (expand_deferred)
+        fed.owners.resize(fed.completions.size(), static_cast<uint32_t>(i));
+        ch.deferred.push_back(static_cast<uint32_t>(i));
+        continue;
+      }
+      ++w.c.states;
+      if (completes) {
+        const bool verified = verify_completions(e_, std::span(fed.completions).subspan(before), w, cut_flag(),
                                                  scratch_[t].fingerprints.get());  // here, on this thread
-        ch.completions.resize(before);
+        fed.completions.resize(before);
         if (verified || cut()) continue;
       }
       generate(static_cast<uint32_t>(i), ch, t);
     }
-    if (feed_ && !ch.completions.empty()) feed_->add(ch.completions, &ch.matched);
+    if (feed_ && !fed.completions.empty()) feed_->add(fed.completions, &fed.matched);
   });
   collector_.c.phase_s.expand += seconds_since(t0);
 }
@@ -178,18 +213,13 @@ void Bfs::make_child(uint32_t i, const Step& st, Chunk& c, int t) {
   c.keep.push_back(1);  // here, on the chunk's thread, rather than serially after the batch
 }
 
-// The batch's completions in one backend call. A state with a match is not expanded if one of its
-// matching completions passes confirmation (as `visit` does in the depth-first drivers).
+// The completions of the carried states and, in a batch that drains, of its own, once the feed has
+// fingerprinted them. A state with a match is not expanded if one of its matching completions passes
+// confirmation (as `visit` does in the depth-first drivers).
 void Bfs::verify() {
-  graphs_.clear();
-  owner_.clear();
   runs_.clear();
-  for (size_t c = 0; c < num_chunks(); ++c)
-    for (size_t k = 0; k < chunks_[c].completions.size(); ++k) {
-      graphs_.push_back(&chunks_[c].completions[k]);
-      owner_.push_back(chunks_[c].owners[k]);
-    }
   verified_.assign(n_, 0);
+  if (!feed_) return;  // completions verified as they came (expand_chunks)
   fingerprint_completions();
   if (graphs_.empty() || cut()) return;  // cut: the fingerprints may be incomplete
   for (size_t k = 0; k < graphs_.size();) {
@@ -208,23 +238,32 @@ void Bfs::verify() {
     parallel(&IdleTimes::confirm, runs_.size(), [&](size_t j, int) { confirm_run(j); }, /*dynamic=*/true);
 }
 
-// The match flags of the batch's completions into fp_.match, in chunk order: the feed's, fingerprinted
-// while the batch expanded (its time in backend calls is the phase's, though it overlapped the
-// expansion), or those of one backend call now.
+// The completions to verify into graphs_, owner_ and fp_.match, in batch order, once the feed has
+// their flags: the carried states' (fed while the batch before expanded, and while this one did) and,
+// when the batch drains, its own. The feed's time in backend calls is the phase's, though it
+// overlapped the expansion.
 void Bfs::fingerprint_completions() {
-  if (feed_) {
-    const auto t0 = Clock::now();
-    collector_.c.phase_s.fingerprint += feed_->wait().call_s;
-    feed_wait_s_ += seconds_since(t0);
-    fp_.match.clear();
-    for (size_t c = 0; c < num_chunks(); ++c)
-      fp_.match.insert(fp_.match.end(), chunks_[c].matched.begin(), chunks_[c].matched.end());
-  } else if (!graphs_.empty()) {
-    const auto t0 = Clock::now();
-    e_.verifier.backend().fingerprint(graphs_, fp_, cut_flag());
-    collector_.c.phase_s.fingerprint += seconds_since(t0);
-  }
+  const auto t0 = Clock::now();
+  collector_.c.phase_s.fingerprint += feed_->wait(draining_ ? FingerprintFeed::kAll : fed_before_mark_).call_s;
+  feed_wait_s_ += seconds_since(t0);
+  graphs_.clear();
+  owner_.clear();
+  fp_.match.clear();
+  if (carried_ > 0) gather_completions(fed_[fed_now_ ^ 1], fed_before_chunks_, static_cast<uint32_t>(own_));
+  if (draining_) gather_completions(fed_[fed_now_], own_chunks_, 0);
   collector_.c.fingerprint_evals += graphs_.size();
+}
+
+// Owners in `fed` are batch states less first_owner.
+void Bfs::gather_completions(std::vector<Fed>& fed, size_t chunks, uint32_t first_owner) {
+  for (size_t c = 0; c < chunks; ++c) {
+    const Fed& f = fed[c];
+    for (size_t k = 0; k < f.completions.size(); ++k) {
+      graphs_.push_back(&f.completions[k]);
+      owner_.push_back(first_owner + f.owners[k]);
+    }
+    fp_.match.insert(fp_.match.end(), f.matched.begin(), f.matched.end());
+  }
 }
 
 // The field tests of every matching completion of the runs, one backend call per test (the device
@@ -268,20 +307,45 @@ void Bfs::confirm_run(size_t j) {
   w.c.phase_s.verify += seconds_since(t0);
 }
 
+// The carried states and, when the batch drains, its own with completions: each counts as a state now,
+// and those none of whose completions passed are expanded.
 void Bfs::expand_deferred() {
+  const size_t first = draining_ ? 0 : own_chunks_;
   bool any = false;
-  for (size_t c = 0; c < num_chunks() && !any; ++c) any = !chunks_[c].deferred.empty();
+  for (size_t c = first; c < num_chunks() && !any; ++c) any = !chunks_[c].deferred.empty();
   if (!any) return;
   const auto t0 = Clock::now();
-  each_chunk(&IdleTimes::deferred, [&](size_t c, int t) {
-    Chunk& ch = chunks_[c];
-    for (uint32_t i : ch.deferred)
-      if (!verified_[i] && !cut()) {
-        visit(i, t);
-        generate(i, ch, t);
-      }
+  each_chunk(&IdleTimes::deferred, num_chunks() - first, [&](size_t k, int t) {
+    Chunk& ch = chunks_[first + k];
+    Worker& w = workers_[t];
+    for (uint32_t i : ch.deferred) {
+      if (cut()) break;
+      ++w.c.states;
+      if (verified_[i]) continue;
+      visit(i, t);
+      generate(i, ch, t);
+    }
   });
   collector_.c.phase_s.expand += seconds_since(t0);
+}
+
+// A batch that does not end its level leaves its states with completions to the next: they are kept
+// in carry_, and their completions' owners become their index there.
+void Bfs::carry_deferred() {
+  carry_.clear();
+  carry_depth_ = current_;
+  fed_before_chunks_ = own_chunks_;
+  if (draining_) return;
+  for (size_t c = 0; c < own_chunks_; ++c) {
+    const std::vector<uint32_t>& deferred = chunks_[c].deferred;
+    size_t j = 0;  // owners and deferred both ascend
+    for (uint32_t& owner : fed_[fed_now_][c].owners) {
+      while (deferred[j] != owner) ++j;
+      owner = static_cast<uint32_t>(carry_.size() + j);
+    }
+    for (uint32_t i : deferred) carry_.push_back(batch_[i]);
+  }
+  r_.carried += carry_.size();
 }
 
 // The queries the cache did not know, in one oracle call that answers each distinct one once (with
@@ -300,7 +364,7 @@ void Bfs::settle_misses() {
   t0 = Clock::now();
   std::vector<size_t> first(num_chunks() + 1, 0);  // chunk c's answers start at first[c]
   for (size_t c = 0; c < num_chunks(); ++c) first[c + 1] = first[c] + chunks_[c].misses.size();
-  each_chunk(&IdleTimes::misses, [&](size_t c, int t) {
+  each_chunk(&IdleTimes::misses, num_chunks(), [&](size_t c, int t) {
     for (size_t k = 0; k < chunks_[c].misses.size(); ++k) {
       const Pending& p = chunks_[c].misses[k];
       if (!answers_[first[c] + k]) {

@@ -27,7 +27,8 @@ struct Pending {
 
 // What one chunk of a batch (chunk_ consecutive states) produces. Threads take chunks from ranges they
 // steal from each other (stealing_ranges.h); the serial glue reads the chunks in order, so the next
-// level is the same in every run.
+// level is the same in every run. A batch's own states come first, then those carried from the batch
+// before it (Bfs::carry_deferred), each in chunks of their own.
 struct Chunk {
   std::vector<Node> children;                // packed as the next level holds them
   std::vector<Step> openings;                // the children's distinct opening steps (a node names one)
@@ -38,9 +39,15 @@ struct Chunk {
   std::vector<uint32_t> kernel_level_child;  // and their index among the chunk's children
   std::vector<Pending> misses;               // steps whose query the oracle's cache did not know
   std::vector<uint32_t> deferred;            // states with completions: expanded once they are verified
+  void clear();
+};
+
+// A chunk's completions. The feed writes their flags while the next batch expands, so these are kept
+// apart from the chunks, in two sets that batches take in turn.
+struct Fed {
   std::vector<KernelGraph> completions;
-  std::vector<uint32_t> owners;   // the batch state each completion came from
-  std::vector<uint8_t> matched;   // per completion: its fingerprint matched (from the feed)
+  std::vector<uint32_t> owners;  // the batch state each came from; once carried, the carried state's
+  std::vector<uint8_t> matched;  // per completion: its fingerprint matched (from the feed)
   void clear();
 };
 
@@ -88,8 +95,9 @@ class Bfs {
   bool cut() const { return !ranks_ && e_.stop.load(std::memory_order_relaxed); }
   const std::atomic<bool>* cut_flag() const { return ranks_ ? nullptr : &e_.stop; }  // what cut() reads
   // What a checkpoint records of the run's progress. The one taken before each batch is what a batch
-  // cut short leaves: the batch stays pending and is done again whole on resume, so its μGraphs are
-  // found once and its states counted once. (The results of the cut run keep what it did do.)
+  // cut short leaves: the batch, and the states carried into it, stay pending and are done again
+  // whole on resume, so their μGraphs are found once and their states counted once. (The results of
+  // the cut run keep what it did do.)
   struct Committed {
     Counters collector;
     std::vector<Counters> workers;
@@ -115,10 +123,14 @@ class Bfs {
   size_t chunk_ = kChunk;
   static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor (visit())
   bool expand(int depth);  // false: the stop cut the batch short (it stays pending)
+  void lay_out_chunks();        // the batch's own states and the carried ones into chunks
+  std::pair<size_t, size_t> states_of(size_t chunk) const;  // the chunk's batch states [begin, end)
   void expand_chunks();         // every state, but those with completions: generated, children made
   void verify();                // the completions' fingerprints; matches confirmed
   void fingerprint_completions();
+  void gather_completions(std::vector<Fed>& fed, size_t chunks, uint32_t first_owner);
   void expand_deferred();       // the states with completions that none of theirs passed
+  void carry_deferred();        // or, in a batch that does not end its level, those states to the next
   void settle_misses();         // the queries the cache did not know, in one oracle batch
   void keep_children(int depth);  // deduplicated, routed, copied into the open slabs
   void visit(uint32_t i, int t);  // moves thread t's cursor to batch state i
@@ -133,7 +145,7 @@ class Bfs {
   template <class F>
   void parallel(Region where, size_t n, F body, bool dynamic = false);
   template <class F>
-  void each_chunk(Region where, F body);  // body(chunk index, thread) over the batch's chunks
+  void each_chunk(Region where, size_t chunks, F body);  // body(chunk index, thread) over chunks [0, chunks)
   template <class F>
   void each_thread(Region where, F body);  // body(thread) once on each of the run's threads
   void begin_region();
@@ -208,8 +220,24 @@ class Bfs {
   void keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key);
   void join_full();                                                 // after a batch, in thread order
   void flush();
-  size_t n_ = 0;                  // states in the batch
+  size_t n_ = 0;                  // states in the batch: its own, then the carried ones
+  size_t own_ = 0;                // its own: new states of the level
+  size_t own_chunks_ = 0, chunks_n_ = 0;  // the chunks of its own states, and of all of them
   std::vector<Chunk> chunks_;     // the batch's, reused
+  // Pipelining, so that the device fingerprints a batch's completions while the next batch expands
+  // (one process, no memory limit, completions fed): the states with completions of a batch that
+  // does not end its level are carried to the next batch, which confirms them and expands those not
+  // verified. The level's last batch drains: it finishes its own too. A carried state counts as a
+  // state when it is finished, and a checkpoint holds it as pending.
+  const bool pipelined_;
+  bool draining_ = true;          // the batch finishes its own states with completions
+  std::vector<NodeId> carry_;     // the states carried into the next batch (or the running one)
+  int carry_depth_ = -1;          // their level
+  size_t carried_ = 0;            // of the running batch: carry_'s states, after its own
+  std::vector<Fed> fed_[2];       // the completions of the running batch, and of the one before
+  int fed_now_ = 0;
+  size_t fed_before_chunks_ = 0;  // the chunks of fed_[1 - fed_now_] (the batch before's own)
+  uint64_t fed_before_mark_ = 0;  // the feed's add() calls before the running batch's
   std::vector<size_t> first_child_;  // keep_children: chunk c's children start at first_child_[c]
   std::vector<uint8_t> verified_;  // per batch state: one of its completions passed confirmation
   std::vector<const KernelGraph*> graphs_;  // the batch's completions, fingerprinted together
@@ -224,7 +252,7 @@ class Bfs {
   // Reused between batches, so a batch allocates nothing once the first ones have run.
   std::vector<expr::ExprId> queries_;
   std::vector<uint8_t> answers_;
-  size_t num_chunks() const { return (n_ + chunk_ - 1) / chunk_; }
+  size_t num_chunks() const { return chunks_n_; }
   // The batch's completions fingerprinted as their chunks are expanded, when they go in batches.
   // After chunks_, so that it stops (and stops reading them) first.
   std::unique_ptr<FingerprintFeed> feed_;
@@ -270,8 +298,8 @@ void Bfs::each_thread(Region where, F body) {
 }
 
 template <class F>
-void Bfs::each_chunk(Region where, F body) {
-  ranges_.reset(num_chunks(), threads_);
+void Bfs::each_chunk(Region where, size_t chunks, F body) {
+  ranges_.reset(chunks, threads_);
   FirstException failure;
   begin_region();
 #pragma omp parallel num_threads(threads_)

@@ -71,6 +71,7 @@ json stats_json(const SearchResult& r) {
           {"idle_s", idle_json(r.idle)},
           {"peak_frontier_mib", r.peak_frontier_mib},
           {"chunks", r.chunks},
+          {"carried", r.carried},
           {"workers", workers},
           {"ranks", ranks_json(r.rank_stats)},
           {"peak_rss_mib", r.peak_rss_mib}};

@@ -84,11 +84,12 @@ struct FoundGraph {
 
 // bfs: thread-seconds its threads spent waiting, by where (results stats.idle_s). In a parallel region
 // (named by the phase it belongs to) a thread waits from the region's start until it enters the body
-// and from its last item to the region's end. `fingerprint` is the wait for the feed's last call after
-// a batch, every thread waiting (for a device; the CPU backend's call runs on the run's threads, so
-// there it is their time in that call). `serial` is the rest of the run's wall, where one thread works
-// on the glue (the batch's bookkeeping, oracle calls, confirmations, checkpoints) and the others wait.
-// A resumed run counts only its own waiting, not that of the run its checkpoint came from.
+// and from its last item to the region's end. `fingerprint` is the wait for the feed's calls on the
+// completions a batch finishes (those of the batch before it, or at a level's end all of them), every
+// thread waiting (for a device; the CPU backend's calls run on the run's threads, so there it is their
+// time in those calls). `serial` is the rest of the run's wall, where one thread works on the glue
+// (the batch's bookkeeping, oracle calls, confirmations, checkpoints) and the others wait. A resumed
+// run counts only its own waiting, not that of the run its checkpoint came from.
 struct IdleTimes {
   double expand = 0, deferred = 0, misses = 0, confirm = 0, dedup = 0, keep = 0, route = 0;
   double fingerprint = 0, serial = 0;
@@ -108,6 +109,9 @@ struct SearchResult {
   IdleTimes idle;                          // bfs
   double peak_frontier_mib = 0;            // bfs: the most the frontier held at once
   uint64_t chunks = 0;                     // bfs: batches the memory limit split levels into
+  // bfs: states with completions that a batch left to the next batch of their level, which confirmed
+  // and expanded them while the device fingerprinted its own (pipelining). A resumed run counts its own.
+  uint64_t carried = 0;
   int ranks = 1;
   uint64_t items = 0;                      // this rank's RankStats::items
   std::vector<RankStats> rank_stats;       // rank 0, with ranks: one per rank
