@@ -3,6 +3,8 @@
 # build's GPU-facing binaries and the shared libraries they load that a bare CUDA image lacks. The
 # binaries are built here because that machine has none of the project's Debian dependencies.
 #   bench/gpu/bundle.sh            (after cmake --build --preset release)
+#   BASE=<commit> bench/gpu/bundle.sh   also that commit's ugsearch, as .gpu/bin/ugsearch.base (built
+#                                       in a worktree under /tmp), for run.sh's part `pipeline`
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=build/release
@@ -10,6 +12,14 @@ rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
 for exe in ugsearch tests/test_cuda tests/test_cuda_kernels tests/test_search_presets bench/bench_fingerprint; do
   cp "$B/$exe" .gpu/bin/
 done
+if [ -n "${BASE:-}" ]; then
+  W=/tmp/ugs-base
+  git worktree remove --force "$W" 2>/dev/null || rm -rf "$W"
+  git worktree add --detach "$W" "$BASE" >/dev/null
+  (cd "$W" && cmake --preset release >/dev/null && cmake --build --preset release --target ugsearch >/dev/null)
+  cp "$W/$B/ugsearch" .gpu/bin/ugsearch.base
+  git worktree remove --force "$W"
+fi
 # Every library the binaries load, except the C runtime and the loader (the image has its own).
 ldd .gpu/bin/* | awk '/=> \//{print $3}' | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt)\.so' |
   while read -r lib; do cp -L "$lib" .gpu/lib/; done

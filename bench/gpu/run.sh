@@ -14,6 +14,9 @@
 #            (the default), 131072 and 524288 (a 16-thread batch of 32768 states takes about 2 ms)
 #   goal2    goal 2 at the default batch, each pair run twice, alternating to spread the host's noise:
 #            full-size rmsnorm_linear (bfs and dfs-omp with cuda, 3 reps), then full gqa and qknorm_gqa
+#   pipeline bfs against the bundle's baseline binary (BASE=<commit> bundle.sh), interleaved, twice
+#            each, with dfs-omp: full gqa and qknorm_gqa, cuda, 16 threads (does carrying a batch's fed
+#            states to the next batch hide the feed's last call?)
 #   profile  where a full-size rmsnorm_linear candidate's time goes on the device (goal 1's kernels,
 #            never profiled): Nsight Compute's full set on the first interpreter launches of
 #            bench_fingerprint --only rmsnorm_linear (clocks left alone, as METHOD.md asks), the
@@ -116,6 +119,15 @@ for part in $parts; do
           for s in bfs dfs-omp; do search "$p.$s.cuda.$rep" $p --strategy $s --threads 16 --backend cuda; done
         done
       done ;;
+    pipeline)
+      [ -x .gpu/bin/ugsearch.base ] || { echo "pipeline: no .gpu/bin/ugsearch.base (BASE=<commit> bench/gpu/bundle.sh)"; continue; }
+      for p in gqa qknorm_gqa; do
+        for rep in 1 2; do
+          U=.gpu/bin/ugsearch.base search "$p.bfs-base.cuda.$rep" $p --strategy bfs --threads 16 --backend cuda
+          search "$p.bfs.cuda.$rep" $p --strategy bfs --threads 16 --backend cuda
+          search "$p.dfs-omp.cuda.$rep" $p --strategy dfs-omp --threads 16 --backend cuda
+        done
+      done ;;
     profile)
       # The setups' launches come first (the program evaluated on the drawn inputs), then each row's
       # warm-up and timed calls: 24 launches reach the wide field's candidates. One archive comes back.
@@ -137,7 +149,7 @@ for part in $parts; do
       tar -czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$P" ;;
     gated)
       for s in bfs dfs-omp; do search "gated_mlp.$s.cuda" gated_mlp --strategy $s --threads 16 --backend cuda; done ;;
-    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch goal2 profile)" >&2; exit 2 ;;
+    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch goal2 pipeline profile)" >&2; exit 2 ;;
   esac
 done
 echo "== done ($(left) s left)"
