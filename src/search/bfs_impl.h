@@ -254,7 +254,7 @@ class Bfs {
   std::vector<uint8_t> answers_;
   size_t num_chunks() const { return chunks_n_; }
   // The batch's completions fingerprinted as their chunks are expanded, when they go in batches.
-  // After chunks_, so that it stops (and stops reading them) first.
+  // After fed_, so that it stops (and stops reading and writing them) first.
   std::unique_ptr<FingerprintFeed> feed_;
 };
 
