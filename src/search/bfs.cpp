@@ -225,7 +225,7 @@ std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys)
   std::vector<std::vector<uint64_t>> part_keys(threads_);
   for (size_t d = 0; d < levels_.size(); ++d) {
     levels_[d].pending_ids(ids);
-    if (static_cast<int>(d) == carry_depth_) ids.insert(ids.end(), carry_.begin(), carry_.end());
+    if (static_cast<int>(d) == current_) ids.insert(ids.end(), carry_.begin(), carry_.end());
     FirstException failure;
 #pragma omp parallel num_threads(threads_)
     failure.capture([&] {

@@ -86,12 +86,11 @@ bool Bfs::expand(int depth) {
 void Bfs::lay_out_chunks() {
   own_ = batch_.size();
   chunk_ = std::clamp<size_t>(own_ / (32 * static_cast<size_t>(threads_)), 1, kChunk);
-  carried_ = carry_.size();
   batch_.insert(batch_.end(), carry_.begin(), carry_.end());
   n_ = batch_.size();
   batch_keys_.resize(n_);
   own_chunks_ = (own_ + chunk_ - 1) / chunk_;
-  chunks_n_ = own_chunks_ + (carried_ + chunk_ - 1) / chunk_;
+  chunks_n_ = own_chunks_ + (n_ - own_ + chunk_ - 1) / chunk_;
   if (chunks_.size() < chunks_n_) chunks_.resize(chunks_n_);
   for (size_t c = own_chunks_; c < chunks_n_; ++c) {
     chunks_[c].clear();
@@ -249,7 +248,7 @@ void Bfs::fingerprint_completions() {
   graphs_.clear();
   owner_.clear();
   fp_.match.clear();
-  if (carried_ > 0) gather_completions(fed_[fed_now_ ^ 1], fed_before_chunks_, static_cast<uint32_t>(own_));
+  if (n_ > own_) gather_completions(fed_[fed_now_ ^ 1], fed_before_chunks_, static_cast<uint32_t>(own_));
   if (draining_) gather_completions(fed_[fed_now_], own_chunks_, 0);
   collector_.c.fingerprint_evals += graphs_.size();
 }
@@ -333,7 +332,6 @@ void Bfs::expand_deferred() {
 // in carry_, and their completions' owners become their index there.
 void Bfs::carry_deferred() {
   carry_.clear();
-  carry_depth_ = current_;
   fed_before_chunks_ = own_chunks_;
   if (draining_) return;
   for (size_t c = 0; c < own_chunks_; ++c) {

@@ -231,9 +231,9 @@ class Bfs {
   // state when it is finished, and a checkpoint holds it as pending.
   const bool pipelined_;
   bool draining_ = true;          // the batch finishes its own states with completions
-  std::vector<NodeId> carry_;     // the states carried into the next batch (or the running one)
-  int carry_depth_ = -1;          // their level
-  size_t carried_ = 0;            // of the running batch: carry_'s states, after its own
+  // The states carried into the next batch (or the running one), of the current level: every batch
+  // before a level changes drains.
+  std::vector<NodeId> carry_;
   std::vector<Fed> fed_[2];       // the completions of the running batch, and of the one before
   int fed_now_ = 0;
   size_t fed_before_chunks_ = 0;  // the chunks of fed_[1 - fed_now_] (the batch before's own)
