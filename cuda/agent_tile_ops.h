@@ -15,9 +15,9 @@
 #include "ugs/ir/op.h"
 
 #if defined(__CUDA_ARCH__)
-#define UGS_UNROLL4 _Pragma("unroll 4")
+#define UGS_UNROLL _Pragma("unroll")
 #else
-#define UGS_UNROLL4
+#define UGS_UNROLL
 #endif
 
 namespace ugs::cuda {
@@ -63,6 +63,27 @@ UGS_HD inline void coords_of(const TileDesc& t, uint32_t i, uint32_t c[4]) {
   c[2] = q3 - q2 * uint32_t(t.ext[2]);
   c[1] = q2 - q1 * uint32_t(t.ext[1]);
   c[0] = q1;
+}
+
+// Σ_t x[t·xs] y[t·ys] over len terms, one fold per run of A::kDotRun products (FieldArith::Dot).
+template <class A>
+UGS_HD FieldPair dot(const FieldPair* x, uint32_t xs, const FieldPair* y, uint32_t ys, uint32_t len) {
+  constexpr uint32_t run = A::kDotRun;
+  typename A::Dot s{};
+  for (; len >= run; len -= run, x += run * xs, y += run * ys) {
+    UGS_UNROLL
+    for (uint32_t r = 0; r < run; ++r) A::dot_add(s, ld(x + r * xs), ld(y + r * ys));
+    A::dot_fold(s);
+  }
+  UGS_UNROLL
+  for (uint32_t r = 0; r + 1 < run; ++r)  // fewer than a run are left: a known bound, no unrolled loop
+    if (r < len) A::dot_add(s, ld(x + r * xs), ld(y + r * ys));
+  return A::dot_value(s);
+}
+
+// The terms first, first + step, ... below len: how many.
+UGS_HD inline uint32_t strided_count(uint32_t len, uint32_t first, uint32_t step) {
+  return first < len ? (len - first + step - 1) / step : 0;
 }
 
 // The CPU evaluator's rms_of_sum (src/eval/tensor_ops.h): sqrt(mean of squares) from their sum.
@@ -192,12 +213,7 @@ struct TileOps {
         cx, arena + op.scratch, to.numel, k,
         [&](uint32_t o, uint32_t k0, uint32_t ks) {
           const uint32_t i = to.d3.div(o), j = o - i * n;
-          const FieldPair* arow = a + i * k;
-          const FieldPair* bcol = b + j;
-          typename A::Acc s{};
-          UGS_UNROLL4
-          for (uint32_t kk = k0; kk < k; kk += ks) A::acc_fma(s, ld(arow + kk), ld(bcol + kk * n));
-          return A::acc_value(s);
+          return dot<A>(a + i * k + k0, ks, b + j + k0 * n, ks * n, strided_count(k, k0, ks));
         },
         [&](uint32_t o, FieldPair v) { put(out, o, v, op.into); });
   }
@@ -236,12 +252,8 @@ struct TileOps {
     split_sums<A>(
         cx, arena + op.scratch, to.numel / n, n,
         [&](uint32_t r, uint32_t j0, uint32_t js) {
-          typename A::Acc s{};
-          for (uint32_t j = j0; j < n; j += js) {
-            const FieldPair v = ld(x + r * n + j);
-            A::acc_fma(s, v, v);
-          }
-          return A::acc_value(s);
+          const FieldPair* row = x + r * n + j0;
+          return dot<A>(row, js, row, js, strided_count(n, j0, js));
         },
         [&](uint32_t r, FieldPair v) { st(rms + r, rms_of_sum(ar, v, n)); });
     cx.sync();

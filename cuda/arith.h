@@ -60,6 +60,13 @@ struct RealSlotArith {
   UGS_HD static void acc_fma(Acc& s, Value a, Value b) { s.v += get(a) * get(b); }
   UGS_HD static Value acc_value(const Acc& s) { return put(s.v); }
 
+  // FieldArith's Dot: a float64 sum needs no fold.
+  using Dot = Acc;
+  static constexpr uint32_t kDotRun = 4;
+  UGS_HD static void dot_add(Dot& s, Value a, Value b) { acc_fma(s, a, b); }
+  UGS_HD static void dot_fold(Dot&) {}
+  UGS_HD static Value dot_value(const Dot& s) { return acc_value(s); }
+
   UGS_HD static Value sample(uint64_t bits) { return put(RealArith::sample(bits)); }
 };
 

@@ -199,6 +199,49 @@ TEST(Field, LazySumTwoProductsPerFoldAtTheLargestModulus) {
   EXPECT_EQ(s.v % m, static_cast<uint64_t>(n % m));
 }
 
+// The device's matmuls fold once per run of kDotRun products; the worst case is every product (m-1)^2.
+TYPED_TEST(FieldTest, DotFoldsOncePerRunOfProducts) {
+  using A = FieldArith<TypeParam>;
+  std::mt19937_64 rng(7);
+  const FieldPair top{TypeParam::p - 1, TypeParam::q - 1};
+  for (uint32_t len : {0u, 1u, 2u, 3u, 4u, 5u, 1000u, 100001u}) {
+    typename A::Dot s{};
+    u128 np = 0, nq = 0;
+    for (uint32_t i = 0; i < len; ++i) {
+      const FieldPair a = i % 3 ? top : A::sample(rng()), b = i % 4 ? top : A::sample(rng());
+      A::dot_add(s, a, b);
+      np += u128{a.p} * b.p;
+      nq += u128{a.q} * b.q;
+      if (i % A::kDotRun == A::kDotRun - 1) A::dot_fold(s);
+    }
+    const FieldPair v = A::dot_value(s);
+    EXPECT_EQ(v.p, static_cast<uint32_t>(np % TypeParam::p)) << "len " << len;
+    EXPECT_EQ(v.q, static_cast<uint32_t>(nq % TypeParam::q)) << "len " << len;
+  }
+}
+
+// Three products a run for every modulus below 2^31, and no wrap past 2^64 at the largest.
+TEST(Field, DotSumRunsAtTheLargestModulus) {
+  EXPECT_EQ(FieldArith<WideField>::kDotRun, 3u);
+  EXPECT_EQ(FieldArith<MirageField>::kDotRun, 4u);
+  constexpr uint32_t m = (1u << 31) - 1;
+  ASSERT_EQ(run_of(m, 8), 3u);
+  constexpr uint64_t x = uint64_t{m - 1} * (m - 1);
+  DotSum s;
+  u128 n = 0;
+  for (int i = 0; i < 100000; ++i) {
+    for (int r = 0; r < 3; ++r) {
+      const uint64_t before = s.v;
+      s.add(x);
+      n += x;
+      ASSERT_GT(s.v, before) << "wrapped in run " << i;
+    }
+    s.fold(high_of(m));
+    ASSERT_LT(s.v, (uint64_t{1} << 62) + (uint64_t{1} << 33)) << "after run " << i;
+  }
+  EXPECT_EQ(s.v % m, static_cast<uint64_t>(n % m));
+}
+
 TYPED_TEST(FieldTest, SamplesStayInRangeAndCoverIt) {
   using A = FieldArith<TypeParam>;
   uint32_t max_p = 0, max_q = 0;

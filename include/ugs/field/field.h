@@ -85,6 +85,24 @@ struct FieldArith {
     return {static_cast<uint32_t>(s.p.v % F::p), static_cast<uint32_t>(s.q.v % F::q)};
   }
 
+  // A dot product folded once per run of kDotRun products (DotSum), for the device's matmuls: a run
+  // is dot_add kDotRun times, then dot_fold; fewer than kDotRun may follow the last fold.
+  struct Dot {
+    DotSum p, q;
+  };
+  static constexpr uint32_t kDotRun = run_of(F::p, 4) < run_of(F::q, 4) ? run_of(F::p, 4) : run_of(F::q, 4);
+  UGS_HD static constexpr void dot_add(Dot& s, Value a, Value b) {
+    s.p.add(uint64_t{a.p} * b.p);
+    s.q.add(uint64_t{a.q} * b.q);
+  }
+  UGS_HD static constexpr void dot_fold(Dot& s) {
+    s.p.fold(high_of(F::p));
+    s.q.fold(high_of(F::q));
+  }
+  UGS_HD static constexpr Value dot_value(const Dot& s) {
+    return {static_cast<uint32_t>(s.p.v % F::p), static_cast<uint32_t>(s.q.v % F::q)};
+  }
+
   // Inputs: uniform over Z_p × Z_q from 64 random bits.
   UGS_HD static constexpr Value sample(uint64_t bits) {
     return {uniform_below(bits, F::p), uniform_below(splitmix64(bits), F::q)};

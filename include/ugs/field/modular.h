@@ -84,6 +84,28 @@ struct LazySum {
 // The largest multiple of m not above 2^63, subtracted by LazySum's adds.
 UGS_HD constexpr uint64_t fold_of(uint32_t m) { return ((uint64_t{1} << 63) / m) * m; }
 
+// A dot product mod m for the device's matmuls, which are issue-bound: products are added raw (one
+// multiply-add each on a GPU) and a run of them is folded at once (a shift, a mask and a multiply-add)
+// where LazySum spends five instructions a product. fold maps v to (v mod 2^62) + (v div 2^62) *
+// (2^62 mod m), below 2^62 + 2^33; run_of(m) products of residues added after it stay below 2^64.
+struct DotSum {
+  uint64_t v = 0;
+  UGS_HD constexpr void add(uint64_t product) { v += product; }
+  UGS_HD constexpr void fold(uint64_t high) {
+    constexpr uint64_t low_mask = (uint64_t{1} << 62) - 1;
+    v = (v & low_mask) + (v >> 62) * high;
+  }
+};
+// 2^62 mod m, DotSum::fold's multiplier.
+UGS_HD constexpr uint64_t high_of(uint32_t m) { return (uint64_t{1} << 62) % m; }
+// The products DotSum may take between two folds, at most `cap`: 3 for every modulus from 2^30 to 2^31.
+UGS_HD constexpr uint32_t run_of(uint32_t m, uint32_t cap) {
+  const uint64_t top = uint64_t{m - 1} * (m - 1);
+  const uint64_t after_fold = (uint64_t{1} << 62) - 1 + 3 * uint64_t{m - 1};
+  const uint64_t room = ~uint64_t{0} - after_fold;
+  return top == 0 || room / top >= cap ? cap : static_cast<uint32_t>(room / top);
+}
+
 // Uniform in [0, m) from 64 random bits (multiply-shift; bias below 2^-32).
 UGS_HD constexpr uint32_t uniform_below(uint64_t bits, uint32_t m) {
   return static_cast<uint32_t>(((bits >> 32) * m) >> 32);
