@@ -3,8 +3,9 @@
 # build's GPU-facing binaries and the shared libraries they load that a bare CUDA image lacks. The
 # binaries are built here because that machine has none of the project's Debian dependencies.
 #   bench/gpu/bundle.sh            (after cmake --build --preset release)
-#   BASE=<commit> bench/gpu/bundle.sh   also that commit's ugsearch, as .gpu/bin/ugsearch.base (built
-#                                       in a worktree under /tmp), for run.sh's part `pipeline`
+#   BASE=<commit> bench/gpu/bundle.sh   also that commit's ugsearch and bench_fingerprint, as
+#                                       .gpu/bin/*.base (built in a worktree under /tmp), for run.sh's
+#                                       parts `pipeline` and `kernels`
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=build/release
@@ -16,8 +17,10 @@ if [ -n "${BASE:-}" ]; then
   W=/tmp/ugs-base
   git worktree remove --force "$W" 2>/dev/null || rm -rf "$W"
   git worktree add --detach "$W" "$BASE" >/dev/null
-  (cd "$W" && cmake --preset release >/dev/null && cmake --build --preset release --target ugsearch >/dev/null)
+  (cd "$W" && cmake --preset release >/dev/null &&
+    cmake --build --preset release --target ugsearch bench_fingerprint >/dev/null)
   cp "$W/$B/ugsearch" .gpu/bin/ugsearch.base
+  cp "$W/$B/bench/bench_fingerprint" .gpu/bin/bench_fingerprint.base
   git worktree remove --force "$W"
 fi
 # Every library the binaries load, except the C runtime and the loader (the image has its own).

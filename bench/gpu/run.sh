@@ -17,6 +17,8 @@
 #   pipeline bfs against the bundle's baseline binary (BASE=<commit> bundle.sh), interleaved, twice
 #            each, with dfs-omp: full gqa and qknorm_gqa, cuda, 16 threads (does carrying a batch's fed
 #            states to the next batch hide the feed's last call?)
+#   kernels  bench_fingerprint against the bundle's baseline one (BASE=<commit> bundle.sh), interleaved,
+#            twice each: do the kernels of this tree fingerprint faster than the baseline's?
 #   profile  where a full-size rmsnorm_linear candidate's time goes on the device (goal 1's kernels,
 #            never profiled): Nsight Compute's full set on the first interpreter launches of
 #            bench_fingerprint --only rmsnorm_linear (clocks left alone, as METHOD.md asks), the
@@ -32,6 +34,8 @@ OUT=${OUT:-/tmp/ugs_gpu}
 mkdir -p "$OUT" /work
 # The tests and bench find the repository's files through the path they were built in.
 [ -e /work/main ] || ln -s "$PWD" /work/main
+# So do the baseline's (bundle.sh builds them in a worktree there): they read this tree's files.
+[ -e /tmp/ugs-base ] || ln -s "$PWD" /tmp/ugs-base
 export LD_LIBRARY_PATH=$PWD/.gpu/lib
 U=.gpu/bin/ugsearch
 parts=${*:-tests bench full dedup}
@@ -126,6 +130,16 @@ for part in $parts; do
           U=.gpu/bin/ugsearch.base search "$p.bfs-base.cuda.$rep" $p --strategy bfs --threads 16 --backend cuda
           search "$p.bfs.cuda.$rep" $p --strategy bfs --threads 16 --backend cuda
           search "$p.dfs-omp.cuda.$rep" $p --strategy dfs-omp --threads 16 --backend cuda
+        done
+      done ;;
+    kernels)
+      [ -x .gpu/bin/bench_fingerprint.base ] || { echo "kernels: no .gpu/bin/bench_fingerprint.base (BASE=<commit> bench/gpu/bundle.sh)"; continue; }
+      for rep in 1 2; do
+        for v in base new; do
+          exe=.gpu/bin/bench_fingerprint && [ $v = base ] && exe=$exe.base
+          s=$(fits "bench_fingerprint $v" 60) || break
+          echo "-- bench_fingerprint $v $rep"
+          timeout "$s" $exe --reps 5 2>&1 | tee "$OUT/bench_fingerprint.$v.$rep.log" | grep -E "^(program|rmsnorm_linear |gqa_small|gated_mlp_small)"
         done
       done ;;
     profile)
