@@ -146,6 +146,7 @@ void float_check_row(const char* program, int reps) {
 }
 
 // The throughput rows: a batch of N copies of one candidate, on the CPU backend and on the device.
+// Full gqa is the searches' workload (an exp per score; an exp counts as one op, so its bound is loose).
 constexpr ugs::FieldKind W = ugs::FieldKind::Wide, M = ugs::FieldKind::Mirage;
 constexpr Workload kLoads[] = {
     {"rmsnorm_linear_small", "program", 256, 4096, W}, {"rmsnorm_linear_small", "rmsnorm_linear_small", 256, 4096, W},
@@ -154,6 +155,7 @@ constexpr Workload kLoads[] = {
     {"gqa_small", "program", 256, 4096, W},            {"gqa_small", "gqa_small", 256, 4096, W},
     {"rmsnorm_linear", "program", 4, 64, W},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, W},
     {"rmsnorm_linear", "program", 4, 64, M},           {"rmsnorm_linear", "rmsnorm_linear", 4, 64, M},
+    {"gqa", "program", 2, 32, W},                      {"gqa", "gqa", 2, 32, W},
 };
 constexpr const char* kFloatChecked[] = {"rmsnorm_linear", "gated_mlp"};
 
