@@ -4,10 +4,12 @@
 // the plan, the lowering and the interpreter serve all three unchanged.
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "ugs/eval/draws.h"
 #include "ugs/eval/field_kind.h"
 #include "ugs/eval/real_arith.h"
+#include "ugs/field/exp_table.h"
 
 namespace ugs::cuda {
 
@@ -70,10 +72,20 @@ struct RealSlotArith {
   UGS_HD static Value sample(uint64_t bits) { return put(RealArith::sample(bits)); }
 };
 
-// ω of a field's arithmetic (the float64 check's has none).
+// What a field's exp reads: ω and, when not null, ω's powers (exp_table.h), so that exp is two loads
+// and a product instead of a power (some 30 squarings in the wide field, each a 64-bit remainder).
+struct ExpPowers {
+  uint32_t omega = 1;
+  const uint32_t* table = nullptr;
+};
+
+// The float64 check's arithmetic has neither.
 template <class A>
-UGS_HD void set_omega(A& ar, uint32_t omega) {
-  if constexpr (requires { ar.omega; }) ar.omega = omega;
+UGS_HD void set_exp(A& ar, ExpPowers e) {
+  if constexpr (requires { ar.omega; }) {
+    ar.omega = e.omega;
+    ar.exp_table = e.table;
+  }
 }
 
 // Calls f(arith) with the arithmetic `a` stands for (ω left at 1: callers set the fields' own).
@@ -82,6 +94,14 @@ decltype(auto) with_arith(Arith a, F&& f) {
   if (a == Arith::Mirage) return f(MirageArith{});
   if (a == Arith::Real) return f(RealSlotArith{});
   return f(WideArith{});
+}
+
+// ω's powers for exp in arithmetic `a` (exp_table.h); none for the float64 check's.
+inline std::vector<uint32_t> exp_powers(Arith a, uint32_t omega) {
+  return with_arith(a, [&](auto ar) {
+    if constexpr (requires { ar.exp_table; }) return exp_table<decltype(ar)>(omega);
+    return std::vector<uint32_t>{};
+  });
 }
 
 }  // namespace ugs::cuda

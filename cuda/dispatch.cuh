@@ -27,7 +27,8 @@ struct InterpretArgs {
 cudaError_t interpret_prepare(int device, uint32_t* max_dynamic_smem);
 cudaError_t interpret_blocks_per_sm(Arith arith, size_t dynamic_smem, int* blocks);
 // ctas blocks of tuning::kThreads threads, each walking a contiguous share of the items.
-cudaError_t dispatch_interpret(Arith arith, uint32_t omega, const InterpretArgs& args, int ctas,
+// exp: ω and its powers in device memory (the table null for the float64 check).
+cudaError_t dispatch_interpret(Arith arith, ExpPowers exp, const InterpretArgs& args, int ctas,
                                size_t dynamic_smem, cudaStream_t stream);
 
 // Clears match[graph] of every item whose elements differ from the program's (hash first).

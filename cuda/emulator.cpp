@@ -100,6 +100,7 @@ class EmulatedBackend final : public Backend {
   EmulatedBackend(const KernelGraph& program, Arith arith, uint64_t seed, int threads, uint64_t budget_elems)
       : arith_(arith),
         omega_(omega_of_seed(arith, seed)),
+        exp_(exp_powers(arith, omega_)),
         threads_(std::clamp(threads, 1, tuning::kThreads)),
         budget_elems_(budget_elems),
         inputs_(program.num_inputs),
@@ -214,7 +215,7 @@ class EmulatedBackend final : public Backend {
       build_plan(graphs, b, e, r_, tensors_.data(), limits, plan_);
       std::vector<uint64_t> sums(plan_.n_slots, 0);
       with_arith(arith_, [&](auto ar) {
-        set_omega(ar, omega_);
+        set_exp(ar, {omega_, exp_.empty() ? nullptr : exp_.data()});
         for (const LaunchPlan& l : plan_.launches) run_launch(plan_, l, ar, sums.data(), threads_);
       });
       done(sums);
@@ -224,6 +225,7 @@ class EmulatedBackend final : public Backend {
 
   Arith arith_;
   uint32_t omega_;
+  std::vector<uint32_t> exp_;  // ω's powers, as the device reads them
   uint32_t threads_;
   uint64_t budget_elems_;
   std::vector<std::vector<FieldPair>> inputs_, want_;

@@ -99,9 +99,11 @@ class CudaBackend final : public Backend {
     const DrainedOnThrow drained(stream_);
     arith_ = arith;
     omega_ = omega_of_seed(arith, seed);
+    exp_host_ = exp_powers(arith, omega_);
     const bool field = arith != Arith::Real;
     throw_if(open_device(), "opening the device");
     size_t total = 2 * program.num_inputs * sizeof(uint64_t);  // the inputs' hashes, then their sums
+    total += align16(exp_host_.size() * sizeof(uint32_t));
     for (int i = 0; i < program.num_inputs; ++i) total += align16(program.shape(i).numel() * sizeof(FieldPair));
     for (int32_t t : program.outputs) total += field ? align16(program.shape(t).numel() * sizeof(FieldPair)) : 0;
     throw_if(resident_.reserve(std::max<size_t>(total, 16)), "resident memory");
@@ -111,6 +113,12 @@ class CudaBackend final : public Backend {
       off += align16(s.numel() * sizeof(FieldPair));
       return d;
     };
+    if (!exp_host_.empty()) {
+      exp_dev_ = resident_.as<uint32_t>(off);
+      off += align16(exp_host_.size() * sizeof(uint32_t));
+      throw_if(cudaMemcpyAsync(const_cast<uint32_t*>(exp_dev_), exp_host_.data(), exp_host_.size() * sizeof(uint32_t),
+                               cudaMemcpyHostToDevice, stream_), "exp's table");
+    }
     std::vector<const FieldPair*> inputs;
     for (int i = 0; i < program.num_inputs; ++i) inputs.push_back(take(program.shape(i)));
     std::vector<FieldPair*> want;
@@ -364,7 +372,8 @@ class CudaBackend final : public Backend {
       a.arena = l.arena;
       int ctas = 0;
       UGS_CUDA_TRY(ctas_for(l, &ctas));
-      UGS_CUDA_TRY(dispatch_interpret(arith_, omega_, a, ctas, l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0, stream_));
+      const size_t smem = l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0;
+      UGS_CUDA_TRY(dispatch_interpret(arith_, {omega_, exp_dev_}, a, ctas, smem, stream_));
     }
     CompareArgs c;
     c.items = plan_dev_.as<CompareItem>(at.compares);
@@ -378,6 +387,8 @@ class CudaBackend final : public Backend {
 
   Arith arith_ = Arith::Wide;
   uint32_t omega_ = 1;
+  std::vector<uint32_t> exp_host_;     // ω's powers (exp_table.h), kept while their upload may run
+  const uint32_t* exp_dev_ = nullptr;  // and resident, for the field's exp
   Resident r_;
   int sms_ = 1;
   uint32_t smem_limit_ = 0;

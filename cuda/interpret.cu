@@ -85,11 +85,11 @@ cudaError_t interpret_blocks_per_sm(Arith arith, size_t dynamic_smem, int* block
   });
 }
 
-cudaError_t dispatch_interpret(Arith arith, uint32_t omega, const InterpretArgs& args, int ctas, size_t dynamic_smem,
+cudaError_t dispatch_interpret(Arith arith, ExpPowers exp, const InterpretArgs& args, int ctas, size_t dynamic_smem,
                                cudaStream_t stream) {
   if (args.items == 0) return cudaSuccess;
   with_arith(arith, [&](auto ar) {
-    set_omega(ar, omega);
+    set_exp(ar, exp);
     interpret_kernel<<<ctas, tuning::kThreads, dynamic_smem, stream>>>(args, ar);
   });
   return after_launch(stream);

@@ -1,5 +1,5 @@
 #pragma once
-// The powers of ω that FieldArith::exp reads instead of raising ω to a power per element (host only):
+// The powers of ω that FieldArith::exp reads instead of raising ω to a power per element:
 // exp(x) = ω^lo · ω^(hi·2^15) with x's q-component split in two 15-bit halves. 64 thousand products
 // to build, once per ω (a run's fingerprints, each confirmation test).
 #include <cstdint>

@@ -38,8 +38,8 @@ struct FieldArith {
   static constexpr std::string_view name = F::name;
 
   uint32_t omega = 1;  // of order q in Z_p, drawn per test
-  // Host only, optional: ω^i at [i] and ω^(i·2^15) at [2^15 + i] for i < 2^15 (ExpTable), so that
-  // exp is two loads and a product instead of a power (its results are the same).
+  // Optional, in the memory of the side that runs exp: ω^i at [i] and ω^(i·2^15) at [2^15 + i] for
+  // i < 2^15 (exp_table.h), so that exp is two loads and a product instead of a power (the same results).
   const uint32_t* exp_table = nullptr;
   static constexpr uint32_t kExpBits = 15;
   static_assert(F::q <= (1u << (2 * kExpBits)), "exp's table splits the exponent in two halves");
