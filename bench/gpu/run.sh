@@ -17,6 +17,8 @@
 #   pipeline bfs against the bundle's baseline binary (BASE=<commit> bundle.sh), interleaved, twice
 #            each, with dfs-omp: full gqa and qknorm_gqa, cuda, 16 threads (does carrying a batch's fed
 #            states to the next batch hide the feed's last call?)
+#   versus   this tree's ugsearch against the bundle's baseline one, bfs and dfs-omp, cuda, 16 threads,
+#            interleaved: full gqa twice, full qknorm_gqa once (what a kernel change does to searches)
 #   kernels  bench_fingerprint against the bundle's baseline one (BASE=<commit> bundle.sh), interleaved,
 #            twice each: do the kernels of this tree fingerprint faster than the baseline's?
 #   profile  where a full-size rmsnorm_linear candidate's time goes on the device (goal 1's kernels,
@@ -132,6 +134,14 @@ for part in $parts; do
           search "$p.dfs-omp.cuda.$rep" $p --strategy dfs-omp --threads 16 --backend cuda
         done
       done ;;
+    versus)
+      [ -x .gpu/bin/ugsearch.base ] || { echo "versus: no .gpu/bin/ugsearch.base (BASE=<commit> bench/gpu/bundle.sh)"; continue; }
+      for run in gqa.1 gqa.2 qknorm_gqa.1; do
+        for s in bfs dfs-omp; do
+          U=.gpu/bin/ugsearch.base search "${run%.*}.$s-base.cuda.${run#*.}" "${run%.*}" --strategy $s --threads 16 --backend cuda
+          search "${run%.*}.$s-new.cuda.${run#*.}" "${run%.*}" --strategy $s --threads 16 --backend cuda
+        done
+      done ;;
     kernels)
       [ -x .gpu/bin/bench_fingerprint.base ] || { echo "kernels: no .gpu/bin/bench_fingerprint.base (BASE=<commit> bench/gpu/bundle.sh)"; continue; }
       for rep in 1 2; do
@@ -139,7 +149,7 @@ for part in $parts; do
           exe=.gpu/bin/bench_fingerprint && [ $v = base ] && exe=$exe.base
           s=$(fits "bench_fingerprint $v" 60) || break
           echo "-- bench_fingerprint $v $rep"
-          timeout "$s" $exe --reps 5 2>&1 | tee "$OUT/bench_fingerprint.$v.$rep.log" | grep -E "^(program|rmsnorm_linear |gqa_small|gated_mlp_small)"
+          timeout "$s" $exe --reps 5 2>&1 | tee "$OUT/bench_fingerprint.$v.$rep.log" | grep -E "^(program|rmsnorm_linear |gqa )"
         done
       done ;;
     profile)
