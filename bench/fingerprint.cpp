@@ -7,9 +7,9 @@
 // Bounds (per candidate; eval/op_count.h counts the field ops, a multiply-add as 2):
 //   integer: H100 SXM5, 132 SMs × 1.98 GHz × 64 IMAD lanes = 16.7e12 IMAD slots/s. A field
 //            multiply-add works on a pair (x mod p, x mod q): two 32×32→64 multiply-adds, each assumed
-//            to take 2 IMAD slots (IMAD.WIDE issues at half rate), so 2 slots per counted op; the lazy
-//            reduction's compare and subtract (ALU pipe) and every other op's cost are left out, so
-//            the bound is optimistic: 8.4e12 counted ops/s.
+//            to take 2 IMAD slots (IMAD.WIDE issues at half rate), so 2 slots per counted op; the
+//            folds (DotSum's shift, mask and multiply-add per run of products), the loads' addresses
+//            and every other op's cost are left out, so the bound is optimistic: 8.4e12 counted ops/s.
 //   memory:  the device-to-device copy's measured bandwidth (the datasheet's HBM3 3.35 TB/s without a
 //            device) over the fewest bytes a candidate moves: each kernel op reads each
 //            distinct operand tensor once and writes its outputs once (8 bytes an element; replicated
