@@ -98,7 +98,8 @@ struct DotSum {
 };
 // 2^62 mod m, DotSum::fold's multiplier.
 UGS_HD constexpr uint64_t high_of(uint32_t m) { return (uint64_t{1} << 62) % m; }
-// The products DotSum may take between two folds, at most `cap`: 3 for every modulus from 2^30 to 2^31.
+// The products DotSum may take between two folds, at most `cap`: 3 for moduli above about 0.87·2^31
+// (the wide field's p), more below.
 UGS_HD constexpr uint32_t run_of(uint32_t m, uint32_t cap) {
   const uint64_t top = uint64_t{m - 1} * (m - 1);
   const uint64_t after_fold = (uint64_t{1} << 62) - 1 + 3 * uint64_t{m - 1};
