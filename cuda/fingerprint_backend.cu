@@ -116,8 +116,8 @@ class CudaBackend final : public Backend {
     if (!exp_host_.empty()) {
       exp_dev_ = resident_.as<uint32_t>(off);
       off += align16(exp_host_.size() * sizeof(uint32_t));
-      throw_if(cudaMemcpyAsync(const_cast<uint32_t*>(exp_dev_), exp_host_.data(), exp_host_.size() * sizeof(uint32_t),
-                               cudaMemcpyHostToDevice, stream_), "exp's table");
+      throw_if(cudaMemcpyAsync(exp_dev_, exp_host_.data(), exp_host_.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                               stream_), "exp's table");
     }
     std::vector<const FieldPair*> inputs;
     for (int i = 0; i < program.num_inputs; ++i) inputs.push_back(take(program.shape(i)));
@@ -388,7 +388,7 @@ class CudaBackend final : public Backend {
   Arith arith_ = Arith::Wide;
   uint32_t omega_ = 1;
   std::vector<uint32_t> exp_host_;     // ω's powers (exp_table.h), kept while their upload may run
-  const uint32_t* exp_dev_ = nullptr;  // and resident, for the field's exp
+  uint32_t* exp_dev_ = nullptr;        // and resident, for the field's exp
   Resident r_;
   int sms_ = 1;
   uint32_t smem_limit_ = 0;
