@@ -165,9 +165,10 @@ struct TileOps {
     }
   }
 
+  // out = f(a, b) element-wise, b read at `b` (in1's tile, or its prepared divisors: the same layout).
   template <class F>
-  UGS_HD void zip_with(const TileOp& op, F f) const {
-    const FieldPair *a = tile(op.in0), *b = tile(op.in1);
+  UGS_HD void zip_with(const TileOp& op, const FieldPair* b, F f) const {
+    const FieldPair* a = tile(op.in0);
     FieldPair* out = tile(op.out);
     const TileDesc& to = p.tiles[op.out];
     for (uint32_t i = cx.tid(); i < to.numel; i += cx.threads()) {
@@ -186,15 +187,31 @@ struct TileOps {
     }
   }
   UGS_HD void zip(const TileOp& op) const {
+    const FieldPair* b = tile(op.in1);
     switch (static_cast<OpKind>(op.fn)) {
-      case OpKind::Add: return zip_with(op, [](FieldPair x, FieldPair y) { return A::add(x, y); });
-      case OpKind::Mul: return zip_with(op, [](FieldPair x, FieldPair y) { return A::mul(x, y); });
+      case OpKind::Add: return zip_with(op, b, [](FieldPair x, FieldPair y) { return A::add(x, y); });
+      case OpKind::Mul: return zip_with(op, b, [](FieldPair x, FieldPair y) { return A::mul(x, y); });
       case OpKind::Div:
-        return zip_with(op, [](FieldPair x, FieldPair y) {
+        if (prepares_divisors(p, op)) {
+          FieldPair* d = arena + op.divisors;
+          prepare_divisors(b, d, p.tiles[op.in1].numel);
+          cx.sync();
+          return zip_with(op, d, [](FieldPair x, FieldPair y) { return A::div_by(x, y); });
+        }
+        return zip_with(op, b, [](FieldPair x, FieldPair y) {
           uint64_t zeros = 0;
           return A::div(x, y, zeros);
         });
       default: return;
+    }
+  }
+
+  // d[i] = the divisor prepared from b[i] (A::Divisor is a slot's Value in every arithmetic here).
+  UGS_HD void prepare_divisors(const FieldPair* b, FieldPair* d, uint32_t n) const {
+    static_assert(sizeof(typename A::Divisor) == sizeof(FieldPair));
+    for (uint32_t i = cx.tid(); i < n; i += cx.threads()) {
+      uint64_t zeros = 0;
+      st(d + i, A::divisor(ld(b + i), zeros));
     }
   }
 
@@ -242,25 +259,26 @@ struct TileOps {
         [&](uint32_t o, FieldPair v) { put(out, o, v, op.into); });
   }
 
-  // Each row of the last dim divided by its rms (CPU: rms_norm_rows); row values in the arena's rows.
+  // Each row of the last dim divided by its rms (CPU: rms_norm_rows): the rows' rms, then their
+  // divisors, in the op's `divisors`. (Preparing each divisor right where its rms is computed, in
+  // split_sums' finish, made nvcc's cicc run for more than 10 minutes on interpret.cu.)
   UGS_HD void rms_norm(const TileOp& op) const {
     const FieldPair* x = tile(op.in0);
     FieldPair* out = tile(op.out);
-    FieldPair* rms = arena + op.rows;
+    FieldPair* d = arena + op.divisors;
     const TileDesc& to = p.tiles[op.out];
-    const uint32_t n = uint32_t(op.n);
+    const uint32_t n = uint32_t(op.n), rows = to.numel / n;
     split_sums<A>(
-        cx, arena + op.scratch, to.numel / n, n,
+        cx, arena + op.scratch, rows, n,
         [&](uint32_t r, uint32_t j0, uint32_t js) {
           const FieldPair* row = x + r * n + j0;
           return dot<A>(row, js, row, js, strided_count(n, j0, js));
         },
-        [&](uint32_t r, FieldPair v) { st(rms + r, rms_of_sum(ar, v, n)); });
+        [&](uint32_t r, FieldPair v) { st(d + r, rms_of_sum(ar, v, n)); });
     cx.sync();
-    for (uint32_t i = cx.tid(); i < to.numel; i += cx.threads()) {
-      uint64_t zeros = 0;
-      st(out + i, A::div(ld(x + i), ld(rms + to.d3.div(i)), zeros));
-    }
+    prepare_divisors(d, d, rows);  // each thread rewrites only the rows it reads
+    cx.sync();
+    for (uint32_t i = cx.tid(); i < to.numel; i += cx.threads()) st(out + i, A::div_by(ld(x + i), ld(d + to.d3.div(i))));
   }
 };
 

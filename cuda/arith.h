@@ -48,11 +48,17 @@ struct RealSlotArith {
   UGS_HD static Value zero() { return put(0.0); }
   UGS_HD static Value add(Value a, Value b) { return put(get(a) + get(b)); }
   UGS_HD static Value mul(Value a, Value b) { return put(get(a) * get(b)); }
-  UGS_HD static Value div(Value a, Value b, uint64_t& zeros) {
-    const double d = get(b);
-    zeros += d == 0.0;
-    return put(d == 0.0 ? 0.0 : get(a) / d);  // RealArith::div_by's convention
+  // As RealArith's: a prepared divisor is the divisor itself (a / b, not a · (1/b)).
+  using Divisor = Value;
+  UGS_HD static Divisor divisor(Value b, uint64_t& zeros) {
+    zeros += get(b) == 0.0;
+    return b;
   }
+  UGS_HD static Value div_by(Value a, Divisor b) {
+    const double d = get(b);
+    return put(d == 0.0 ? 0.0 : get(a) / d);
+  }
+  UGS_HD static Value div(Value a, Value b, uint64_t& zeros) { return div_by(a, divisor(b, zeros)); }
   UGS_HD Value exp(Value a) const { return put(::exp(get(a))); }
   UGS_HD static Value sqrt(Value a) { return put(::sqrt(get(a))); }
   UGS_HD Value silu(Value a) const { return put(get(a) / (1.0 + ::exp(-get(a)))); }

@@ -163,10 +163,11 @@ class Builder {
     const uint32_t warp = std::min(threads_, 32);
     for (int k = 0; k < p_.n_ops; ++k) {
       TileOp& o = p_.ops[k];
+      if (prepares_divisors(p_, o)) o.divisors = take(p_.tiles[o.in1].numel);
       if (o.kind == TileOpKind::Map || o.kind == TileOpKind::Zip) continue;
       const uint32_t outputs = p_.tiles[o.out].numel / (o.kind == TileOpKind::RmsNorm ? uint32_t(o.n) : 1u);
       if (outputs * 2 > warp) o.scratch = take(static_cast<uint64_t>(threads_));
-      if (o.kind == TileOpKind::RmsNorm) o.rows = take(outputs);
+      if (o.kind == TileOpKind::RmsNorm) o.divisors = take(outputs);
     }
     if (off >= (uint64_t{1} << 31)) throw std::runtime_error("cuda: a block program's arena exceeds 2^31 elements");
     p_.arena = static_cast<uint32_t>(off);

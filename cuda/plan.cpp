@@ -32,7 +32,7 @@ uint64_t program_hash(const BlockProgram& p) {
   for (int k = 0; k < p.n_ops; ++k) {
     const TileOp& o = p.ops[k];
     h.add(uint64_t(o.kind)).add(o.fn).add(o.in0).add(o.in1).add(o.out).add(o.into).add(uint64_t(o.n));
-    h.add(o.plain).add(o.sync_before).add(o.scratch).add(o.rows);
+    h.add(o.plain).add(o.sync_before).add(o.scratch).add(o.divisors);
     for (int i = 0; i < 4; ++i) h.add(uint64_t(uint32_t(o.sa[i]))).add(uint64_t(uint32_t(o.sb[i])));
   }
   return h.value();

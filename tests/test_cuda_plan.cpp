@@ -195,5 +195,68 @@ TEST(CudaPlan, OpsTheSameForLoweringLowerTheSame) {
   }
 }
 
+
+// [begin, end) of the arena, for the divisors' region against the tiles'.
+struct Region {
+  uint64_t begin = 0, end = 0;
+  bool meets(const Region& o) const { return begin < o.end && o.begin < end; }
+};
+
+// The regions of a program's tiles in use (both copies of a refilled loader tile); a tile nothing
+// reads or writes has none.
+std::vector<Region> tile_regions(const cuda::BlockProgram& p) {
+  std::vector<bool> used(p.n_tiles);
+  for (int l = 0; l < p.n_loaders; ++l) used[p.loaders[l].tile] = true;
+  for (int s = 0; s < p.n_savers; ++s) used[p.savers[s].tile] = true;
+  for (int k = 0; k < p.n_ops; ++k) {
+    const cuda::TileOp& o = p.ops[k];
+    used[o.in0] = used[o.out] = true;
+    if (o.kind == cuda::TileOpKind::Zip || o.kind == cuda::TileOpKind::Matmul) used[o.in1] = true;
+  }
+  std::vector<Region> r;
+  for (int t = 0; t < p.n_tiles; ++t) {
+    const cuda::TileDesc& d = p.tiles[t];
+    if (!used[t]) continue;
+    r.push_back({d.off, d.off + d.numel});
+    if (d.off_alt != d.off) r.push_back({d.off_alt, d.off_alt + d.numel});
+  }
+  return r;
+}
+
+// A division by a broadcast divisor (a softmax's row sums) prepares each divisor once, into a region
+// of the arena of its own: inside the arena, clear of every tile, as rms_norm's row divisors are.
+// Divisions without a broadcast divisor prepare none.
+TEST(CudaPlan, BroadcastDivisorsArePreparedInARegionOfTheirOwn) {
+  int broadcast = 0, plain = 0, rms = 0;
+  for (const std::string& name : test::small_programs())
+    for (const KernelGraph& g : children_of_prefixes(name))
+      for (int k = 0; k < g.ops.size(); ++k) {
+        const cuda::BlockProgram p = cuda::lower_kernel_op(g, k, 256).prog;
+        const std::vector<Region> tiles = tile_regions(p);
+        for (int i = 0; i < p.n_ops; ++i) {
+          const cuda::TileOp& o = p.ops[i];
+          const bool div = o.kind == cuda::TileOpKind::Zip && o.fn == static_cast<uint8_t>(OpKind::Div);
+          if (!div && o.kind != cuda::TileOpKind::RmsNorm) continue;
+          const bool prepared = cuda::prepares_divisors(p, o);
+          if (div) {
+            const bool bcast = p.tiles[o.in1].numel < p.tiles[o.out].numel;
+            ASSERT_EQ(prepared, bcast) << name;
+            ++(bcast ? broadcast : plain);
+            if (!bcast) continue;
+          } else {
+            ASSERT_FALSE(prepared) << name;
+            ++rms;
+          }
+          const uint32_t n = div ? p.tiles[o.in1].numel : p.tiles[o.out].numel / uint32_t(o.n);
+          const Region d{o.divisors, uint64_t{o.divisors} + n};
+          ASSERT_LE(d.end, p.arena) << name;
+          for (const Region& t : tiles) ASSERT_FALSE(d.meets(t)) << name << " op " << k;
+        }
+      }
+  EXPECT_GT(broadcast, 0);
+  EXPECT_GT(plain, 0);
+  EXPECT_GT(rms, 0);
+}
+
 }  // namespace
 }  // namespace ugs

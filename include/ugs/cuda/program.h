@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "ugs/field/field.h"  // FieldPair, UGS_HD
+#include "ugs/ir/op.h"
 
 namespace ugs::cuda {
 
@@ -79,7 +80,7 @@ struct TileOp {
   uint8_t plain = 0;  // Zip: both operands have out's extent (no broadcast)
   uint8_t sync_before = 0;  // a barrier first: it reads or overwrites a tile an op since the last one touched
   uint32_t scratch = 0;     // Matmul, Fold, RmsNorm: its own reduction scratch, one element per thread
-  uint32_t rows = 0;        // RmsNorm: its own row values
+  uint32_t divisors = 0;    // RmsNorm: its rows' divisors; a Zip that prepares_divisors: in1's
   int32_t n = 0;      // Matmul: k; Fold: terms per output; RmsNorm: row length
   int32_t sa[4] = {0, 0, 0, 0};  // Zip: strides of in0 read at out's coordinates (0 broadcasts); Fold: of x
   int32_t sb[4] = {0, 0, 0, 0};  // Zip: of in1; Fold: sb[0] is the distance between terms
@@ -102,6 +103,14 @@ struct BlockProgram {
   }
   friend bool operator==(const BlockProgram&, const BlockProgram&) = default;
 };
+
+// A division whose divisor broadcasts (fewer elements than the result): each of the divisor's elements
+// is prepared once (an inverse, some 60 products in the wide field) into the op's `divisors`, as the
+// CPU evaluator prepares one divisor per row, instead of once per element of the result.
+UGS_HD inline bool prepares_divisors(const BlockProgram& p, const TileOp& o) {
+  return o.kind == TileOpKind::Zip && o.fn == static_cast<uint8_t>(OpKind::Div) &&
+         p.tiles[o.in1].numel < p.tiles[o.out].numel;
+}
 
 // One kernel op of one candidate: a program bound to device tensors. Its work items are the launch's
 // items [first_item, first_item + program.blocks()).
