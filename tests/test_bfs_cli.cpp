@@ -1,6 +1,6 @@
-// `ugsearch search --strategy bfs` through the real binary: killed with SIGKILL after a level and
-// resumed from its checkpoint, it ends with the μGraphs of an uninterrupted run; bfs-only flags are
-// refused for the other strategies.
+// `ugsearch search --strategy bfs` through the real binary: killed with SIGKILL after a level, or
+// stopped by SIGINT, and resumed from its checkpoint, it ends with the μGraphs of an uninterrupted
+// run; bfs-only flags are refused for the other strategies.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -25,6 +25,13 @@ std::set<std::string> hashes(const std::string& results) {
   return h;
 }
 
+// Returns once the checkpoint in `ck` holds level `level` or a deeper one (a minute at most).
+void wait_for_checkpoint(const std::string& ck, int level) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (test::checkpoint_level(ck) < level && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
 TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
   const std::string dir = test::temp_dir();
   const std::vector<std::string> common = {"search", "lora_small", "--strategy", "bfs", "--threads", "2", "--quiet"};
@@ -35,19 +42,9 @@ TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
   };
   ASSERT_EQ(test::run_ugsearch(with({"--out", dir + "/whole.json"})).status, 0);
 
-  const pid_t pid = fork();
+  const pid_t pid = test::spawn_ugsearch(with({"--checkpoint", dir + "/ck", "--out", dir + "/killed.json"}), dir);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::vector<std::string> a = with({"--checkpoint", dir + "/ck", "--out", dir + "/killed.json"});
-    std::vector<char*> argv{const_cast<char*>(UGS_BINARY)};
-    for (std::string& s : a) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    execv(UGS_BINARY, argv.data());
-    _exit(127);
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  while (test::checkpoint_level(dir + "/ck") < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  wait_for_checkpoint(dir + "/ck", 4);
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -65,6 +62,39 @@ TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
       {"search", "lora_small", "--strategy", "bfs", "--seed", "7", "--resume", dir + "/ck", "--out", dir + "/x.json"});
   EXPECT_EQ(other.status, 2);
   EXPECT_NE(other.err.find("written by another search"), std::string::npos) << other.err;
+}
+
+// Ctrl-C stops a run as --time-limit does: exit 130, its results so far written and marked partial,
+// and a checkpoint from which the run resumes to the μGraphs and states of an uninterrupted run.
+TEST(BfsCli, InterruptedBySigintItWritesPartialResultsAndResumesToTheWholeRun) {
+  const std::string dir = test::temp_dir();
+  const std::vector<std::string> common = {"search", "lora_small", "--strategy", "bfs", "--threads", "2"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = common;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(test::run_ugsearch(with({"--quiet", "--out", dir + "/whole.json"})).status, 0);
+
+  const pid_t pid = test::spawn_ugsearch(with({"--checkpoint", dir + "/ck", "--out", dir + "/cut.json"}), dir);
+  ASSERT_GE(pid, 0);
+  wait_for_checkpoint(dir + "/ck", 2);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "SIGINT ended the process instead of stopping the search";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_NE(read_file(dir + "/out").find("so far (stopped by SIGINT)"), std::string::npos) << read_file(dir + "/out");
+  const json cut = json::parse(read_file(dir + "/cut.json")), whole = json::parse(read_file(dir + "/whole.json"));
+  EXPECT_EQ(cut["run"]["partial"], true);
+  EXPECT_EQ(cut["run"]["stopped_by"], "SIGINT");
+  EXPECT_EQ(whole["run"]["stopped_by"], nullptr);
+  EXPECT_LT(cut["stats"]["states_expanded"].get<uint64_t>(), whole["stats"]["states_expanded"].get<uint64_t>());
+
+  const test::RunResult resumed = test::run_ugsearch(with({"--quiet", "--resume", dir + "/ck", "--out", dir + "/resumed.json"}));
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(hashes(dir + "/resumed.json"), hashes(dir + "/whole.json"));
+  EXPECT_EQ(json::parse(read_file(dir + "/resumed.json"))["stats"]["states_expanded"], whole["stats"]["states_expanded"]);
 }
 
 TEST(BfsCli, BfsOnlyFlagsAreRefusedForOtherStrategies) {

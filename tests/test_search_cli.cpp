@@ -1,10 +1,16 @@
 // `ugsearch search`: the results file of DESIGN §9, --time-limit (exit 3, a partial file whose μGraphs
-// are a subset of the full run's), --quiet, and bad configs rejected with exit 2.
+// are a subset of the full run's), SIGTERM (exit 143, a partial file), --quiet, and bad configs
+// rejected with exit 2.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "test_util.h"
 
@@ -55,8 +61,31 @@ TEST(SearchCli, TimeLimitExits3WithAPartialSubset) {
   EXPECT_NE(cut.out.find("stopped by --time-limit"), std::string::npos);
   const json a = json::parse(read_file(dir + "/full.json")), b = json::parse(read_file(dir + "/cut.json"));
   EXPECT_EQ(b["run"]["partial"], true);
+  EXPECT_EQ(b["run"]["stopped_by"], "time_limit");
+  EXPECT_EQ(a["run"]["stopped_by"], nullptr);
   EXPECT_LT(b["stats"]["states_expanded"].get<uint64_t>(), a["stats"]["states_expanded"].get<uint64_t>());
   for (const std::string& h : hashes(b)) EXPECT_TRUE(hashes(a).count(h)) << h;
+}
+
+// SIGTERM (as a batch scheduler sends) stops a depth-first search as --time-limit does: exit 143, the
+// results so far written, marked partial and naming the signal. gqa_small's search takes seconds.
+TEST(SearchCli, SigtermExits143WithPartialResults) {
+  const std::string dir = test::temp_dir();
+  const pid_t pid = test::spawn_ugsearch(
+      {"search", "gqa_small", "--strategy", "dfs-omp", "--threads", "2", "--out", dir + "/cut.json"}, dir);
+  ASSERT_GE(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "SIGTERM ended the process instead of stopping the search";
+  EXPECT_EQ(WEXITSTATUS(status), 143) << read_file(dir + "/err");
+  EXPECT_NE(read_file(dir + "/out").find("so far (stopped by SIGTERM)"), std::string::npos) << read_file(dir + "/out");
+  const json cut = json::parse(read_file(dir + "/cut.json"));
+  EXPECT_EQ(cut["run"]["partial"], true);
+  EXPECT_EQ(cut["run"]["stopped_by"], "SIGTERM");
+  EXPECT_GT(cut["stats"]["states_expanded"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/cut.json.tmp"));
 }
 
 TEST(SearchCli, BadConfigsExit2WithOneLine) {

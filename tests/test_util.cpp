@@ -45,6 +45,19 @@ RunResult run_command(const std::vector<std::string>& argv) {
   return r;
 }
 
+int spawn_ugsearch(const std::vector<std::string>& args, const std::string& dir) {
+  std::vector<std::string> a = args;
+  const std::string out = dir + "/out", err = dir + "/err";
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(127);
+  std::vector<char*> argv{const_cast<char*>(UGS_BINARY)};
+  for (std::string& s : a) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  execv(UGS_BINARY, argv.data());
+  _exit(127);
+}
+
 int checkpoint_level(const std::string& dir) {
   const std::string path = dir + "/checkpoint.ugs";
   if (!std::filesystem::exists(path)) return -1;

@@ -52,6 +52,9 @@ struct RunResult {
 RunResult run_ugsearch(const std::vector<std::string>& args);
 // Runs argv[0] with the other arguments, its output captured.
 RunResult run_command(const std::vector<std::string>& argv);
+// Starts the ugsearch binary with the given arguments, its output into dir/out and dir/err, and
+// returns at once: the child's pid, for kill and waitpid.
+int spawn_ugsearch(const std::vector<std::string>& args, const std::string& dir);
 
 // A fresh temporary directory for one test.
 std::string temp_dir();

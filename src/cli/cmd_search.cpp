@@ -1,16 +1,19 @@
-// `ugsearch search PROGRAM`: run a search and write the results file (DESIGN §9). Exit 0, or 3 when
-// --time-limit stopped it (the results so far are written and marked partial).
+// `ugsearch search PROGRAM`: run a search and write the results file (DESIGN §9). Exit 0, 3 when
+// --time-limit stopped it, 128 + the signal's number when SIGINT or SIGTERM did (stop_signals.h); a
+// stopped run's results so far are written and marked partial.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "ugs/cuda/device.h"
 #include "ugs/search/comm.h"
 #include "ugs/search/results.h"
 #include "ugs/util/error.h"
 #include "ugs/util/files.h"
+#include "stop_signals.h"
 #include "verbs.h"
 
 namespace ugs::cli {
@@ -102,16 +105,27 @@ int search(const Opts& o, Comm* comm) {
   opt.seed = o.seed;
   opt.time_limit_s = o.time_limit;
   opt.comm = comm;
+  std::atomic<bool> stop{false};
+  std::optional<StopSignals> signals;
+  if (!comm) {
+    opt.stop = &stop;
+    signals.emplace(stop);
+  }
   const bool root = !comm || comm->rank() == 0;
   opt.progress = root && !o.quiet && isatty(STDERR_FILENO);
   const SearchResult r = run_search(p.graph, cfg, opt);
-  if (!root) return r.partial ? 3 : 0;
-  write_file_atomic(o.out, results_json(p, cfg, opt, r).dump(1) + "\n");
+  const int sig = StopSignals::caught();
+  const std::string stopped_by = !r.partial ? "" : sig ? signal_name(sig) : "time_limit";
+  const int status = !r.partial ? 0 : sig ? 128 + sig : 3;
+  if (!root) return status;
+  nlohmann::json doc = results_json(p, cfg, opt, r);
+  doc["run"]["stopped_by"] = stopped_by.empty() ? nlohmann::json() : nlohmann::json(stopped_by);  // null: ran to its end
+  write_file_atomic(o.out, doc.dump(1) + "\n");
   if (!o.quiet)
     fmt::print("{}: {} μGraphs{} in {:.2f} s ({} states, {:.0f} states/s, {} z3 calls); results in {}\n", p.name,
-               r.mugraphs.size(), r.partial ? " so far (stopped by --time-limit)" : "", r.wall_s, r.totals.states,
-               r.totals.states / std::max(r.wall_s, 1e-9), r.expr.z3_calls, o.out);
-  return r.partial ? 3 : 0;
+               r.mugraphs.size(), r.partial ? " so far (stopped by " + (sig ? stopped_by : "--time-limit") + ")" : "", r.wall_s,
+               r.totals.states, r.totals.states / std::max(r.wall_s, 1e-9), r.expr.z3_calls, o.out);
+  return status;
 }
 
 int run(const Opts& o) {
