@@ -34,8 +34,9 @@ def command(cell, binary, out_path, time_limit_s):
 
 
 def run(cell, argv, out_path, log_path, rejected_path, time_limit_s):
-    """Runs the cell to completion; on an interruption its process group is killed and the
-    exception goes on (ugsearch writes its results atomically, so nothing half-written stays)."""
+    """Runs the cell to completion; on an interruption its process group is stopped and the
+    exception goes on. ugsearch stopped by SIGTERM still writes its results so far (atomically):
+    they are not a finished cell, so they are removed and the cell runs again on resume."""
     if cell.ranks > 1 and shutil.which("mpirun") is None:
         return Outcome("error", None, 0.0, "mpirun not found: install Open MPI to run ranks > 1")
     env = {**os.environ, **(MPI_ENV if cell.ranks > 1 else {})}
@@ -48,20 +49,29 @@ def run(cell, argv, out_path, log_path, rejected_path, time_limit_s):
     try:
         out, err = proc.communicate(timeout=(time_limit_s + GRACE_S) if time_limit_s else None)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        _kill(proc, out_path)
         out, err = proc.communicate()
         _write_log(log_path, out, err)
         return Outcome("error", None, time.monotonic() - start,
                        f"killed: still running {GRACE_S} s past its time limit")
     except BaseException:
-        _kill(proc)
+        _kill(proc, out_path)
         raise
     wall = time.monotonic() - start
     _write_log(log_path, out, err)
     return _outcome(cell, proc.returncode, wall, err.decode(errors="replace"), out_path, rejected_path)
 
 
+STOP_SIGNALS = {128 + signal.SIGINT: "SIGINT", 128 + signal.SIGTERM: "SIGTERM"}
+
+
 def _outcome(cell, code, wall, stderr, out_path, rejected_path):
+    if code in STOP_SIGNALS:  # signalled from outside the runner: its partial results are no finished cell
+        try:
+            os.remove(out_path)
+        except FileNotFoundError:
+            pass
+        return Outcome("interrupted", code, wall, f"stopped by {STOP_SIGNALS[code]} from outside the runner")
     if code not in (0, 3):
         return Outcome("error", code, wall, _first_line(stderr) or f"exit status {code}, no message")
     doc = read_results(out_path)
@@ -90,17 +100,23 @@ def _first_line(text):
     return next((line.strip() for line in text.splitlines() if any(c.isalnum() for c in line)), None)
 
 
-def _kill(proc):
+def _kill(proc, out_path):
+    """Stops the cell's process group (SIGTERM, then SIGKILL after 5 s) and removes what it wrote
+    on the way out: a cell whose results file exists counts as finished."""
     for sig, wait_s in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
-            return
+            break
         try:
             proc.wait(timeout=wait_s)
-            return
+            break
         except subprocess.TimeoutExpired:
             continue
+    try:
+        os.remove(out_path)
+    except FileNotFoundError:
+        pass
 
 
 def _write_log(path, out, err):

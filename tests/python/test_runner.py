@@ -99,12 +99,18 @@ class RunnerTest(unittest.TestCase):
         self.assertLess(len(before), 6)
         statuses = sorted(c["status"] for c in self.index().values())
         self.assertIn("interrupted", statuses)
+        # The interrupted cell stopped as ugsearch stops on SIGTERM, writing partial results: they are
+        # not a finished cell, so they are gone and the cell runs again.
+        cut = [i + ".json" for i, c in self.index().items() if c["status"] == "interrupted"]
+        self.assertEqual(len(cut), 1)
+        self.assertNotIn(cut[0], before)
         time.sleep(0.6)  # the killed cell must not finish behind the runner's back
         self.assertEqual(sorted(before), self.cells_on_disk())
 
         again = self.run_runner(m, None, 0.0)
         self.assertEqual(again.returncode, 0, again.stderr)
         self.assertEqual(len(self.cells_on_disk()), 6)
+        self.assertEqual(self.calls()[cut[0]], 2)
         for name, mtime in before.items():
             self.assertEqual(self.calls()[name], 1, f"{name} ran again")
             self.assertEqual(os.stat(os.path.join(self.out, "cells", name)).st_mtime_ns, mtime)
@@ -113,6 +119,18 @@ class RunnerTest(unittest.TestCase):
         third = self.run_runner(m)
         self.assertIn("6 finished, 0 to run", third.stderr)
         self.assertEqual(sum(self.calls().values()), calls)
+
+    def test_a_cell_signalled_from_outside_is_interrupted_not_finished(self):
+        sys.path.insert(0, os.path.join(ROOT, "experiments"))
+        from runner import cell as cellrun
+        for code, name in ((130, "SIGINT"), (143, "SIGTERM")):
+            out = os.path.join(self.dir, "cut.json")
+            with open(out, "w", encoding="utf-8") as f:
+                json.dump({"run": {"partial": True, "stopped_by": name}}, f)
+            outcome = cellrun._outcome(None, code, 1.0, "", out, os.path.join(self.dir, "rejected.json"))
+            self.assertEqual(outcome.status, "interrupted")
+            self.assertIn(name, outcome.error)
+            self.assertFalse(os.path.exists(out))
 
     def finished_files(self):
         cells = os.path.join(self.out, "cells")
