@@ -235,7 +235,8 @@ struct TileOps {
         [&](uint32_t o, FieldPair v) { put(out, o, v, op.into); });
   }
 
-  // out[c] (+)= Σ_t pre(x[c + t·chunk along dim d]): reductions and accumulators (CPU: fold_rows).
+  // out[c] (+)= Σ_t pre(x[c + t·chunk along dim d]): reductions and accumulators (CPU: fold_rows);
+  // a sum of squares is a dot product of the terms with themselves (one fold per run of products).
   UGS_HD void fold(const TileOp& op) const {
     const FieldPair* x = tile(op.in0);
     FieldPair* out = tile(op.out);
@@ -248,12 +249,10 @@ struct TileOps {
           uint32_t c[4];
           coords_of(to, o, c);
           const FieldPair* px = x + c[0] * uint32_t(op.sa[0]) + c[1] * uint32_t(op.sa[1]) +
-                                c[2] * uint32_t(op.sa[2]) + c[3] * uint32_t(op.sa[3]);
+                                c[2] * uint32_t(op.sa[2]) + c[3] * uint32_t(op.sa[3]) + t0 * step;
+          if (square) return dot<A>(px, ts * step, px, ts * step, strided_count(uint32_t(op.n), t0, ts));
           typename A::Acc s{};
-          for (uint32_t t = t0; t < uint32_t(op.n); t += ts) {
-            const FieldPair v = ld(px + t * step);
-            A::acc_add(s, square ? A::mul(v, v) : v);
-          }
+          for (uint32_t t = t0; t < uint32_t(op.n); t += ts, px += ts * step) A::acc_add(s, ld(px));
           return A::acc_value(s);
         },
         [&](uint32_t o, FieldPair v) { put(out, o, v, op.into); });
