@@ -72,7 +72,7 @@ bool Bfs::expand(int depth) {
   if (!cut_) {
     keep_children(depth);
     carry_deferred();
-    expanded_ += n_;
+    expanded_ += n_ - carry_.size();  // the states whose children were kept: the carried ones count where they finish
   }
   r_.levels[depth].frontier += states_count() - states_before;  // those it finished, unless cut short
   r_.levels[depth].verified += verified_count() - verified_before;
