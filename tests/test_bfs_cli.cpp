@@ -25,38 +25,45 @@ std::set<std::string> hashes(const std::string& results) {
   return h;
 }
 
-// Returns once the checkpoint in `ck` holds level `level` or a deeper one (a minute at most).
-void wait_for_checkpoint(const std::string& ck, int level) {
-  const auto t0 = std::chrono::steady_clock::now();
-  while (test::checkpoint_level(ck) < level && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+// lora_small's bfs search on 2 threads, with `extra` appended.
+std::vector<std::string> lora_bfs(std::vector<std::string> extra) {
+  std::vector<std::string> a = {"search", "lora_small", "--strategy", "bfs", "--threads", "2"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
 }
 
-TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
-  const std::string dir = test::temp_dir();
-  const std::vector<std::string> common = {"search", "lora_small", "--strategy", "bfs", "--threads", "2", "--quiet"};
-  auto with = [&](std::vector<std::string> extra) {
-    std::vector<std::string> a = common;
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  };
-  ASSERT_EQ(test::run_ugsearch(with({"--out", dir + "/whole.json"})).status, 0);
-
-  const pid_t pid = test::spawn_ugsearch(with({"--checkpoint", dir + "/ck", "--out", dir + "/killed.json"}), dir);
-  ASSERT_GE(pid, 0);
-  wait_for_checkpoint(dir + "/ck", 4);
-  kill(pid, SIGKILL);
+// Runs `args` with a checkpoint in dir/ck and, once it holds level `level` or a deeper one, sends
+// `sig`; returns the process's wait status.
+int signalled_after_level(std::vector<std::string> args, const std::string& dir, int level, int sig) {
+  args.insert(args.end(), {"--checkpoint", dir + "/ck"});
+  const pid_t pid = test::spawn_ugsearch(args, dir);
+  if (pid < 0) return -1;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (test::checkpoint_level(dir + "/ck") < level && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  kill(pid, sig);
   int status = 0;
   waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: make the space bigger";
-  EXPECT_FALSE(std::filesystem::exists(dir + "/killed.json"));
-  EXPECT_GE(test::checkpoint_level(dir + "/ck"), 4);
+  return status;
+}
 
-  const test::RunResult resumed = test::run_ugsearch(with({"--resume", dir + "/ck", "--out", dir + "/resumed.json"}));
+// Resumed from dir/ck, the run ends with the μGraphs and states of the uninterrupted dir/whole.json.
+void expect_resumes_to_the_whole_run(const std::string& dir) {
+  const test::RunResult resumed = test::run_ugsearch(lora_bfs({"--quiet", "--resume", dir + "/ck", "--out", dir + "/resumed.json"}));
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   EXPECT_EQ(hashes(dir + "/resumed.json"), hashes(dir + "/whole.json"));
   const json w = json::parse(read_file(dir + "/whole.json")), r = json::parse(read_file(dir + "/resumed.json"));
   EXPECT_EQ(r["stats"]["states_expanded"], w["stats"]["states_expanded"]);
+}
+
+TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
+  const std::string dir = test::temp_dir();
+  ASSERT_EQ(test::run_ugsearch(lora_bfs({"--quiet", "--out", dir + "/whole.json"})).status, 0);
+  const int status = signalled_after_level(lora_bfs({"--quiet", "--out", dir + "/killed.json"}), dir, 4, SIGKILL);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: make the space bigger";
+  EXPECT_FALSE(std::filesystem::exists(dir + "/killed.json"));
+  EXPECT_GE(test::checkpoint_level(dir + "/ck"), 4);
+  expect_resumes_to_the_whole_run(dir);
 
   const test::RunResult other = test::run_ugsearch(
       {"search", "lora_small", "--strategy", "bfs", "--seed", "7", "--resume", dir + "/ck", "--out", dir + "/x.json"});
@@ -68,20 +75,8 @@ TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
 // and a checkpoint from which the run resumes to the μGraphs and states of an uninterrupted run.
 TEST(BfsCli, InterruptedBySigintItWritesPartialResultsAndResumesToTheWholeRun) {
   const std::string dir = test::temp_dir();
-  const std::vector<std::string> common = {"search", "lora_small", "--strategy", "bfs", "--threads", "2"};
-  auto with = [&](std::vector<std::string> extra) {
-    std::vector<std::string> a = common;
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  };
-  ASSERT_EQ(test::run_ugsearch(with({"--quiet", "--out", dir + "/whole.json"})).status, 0);
-
-  const pid_t pid = test::spawn_ugsearch(with({"--checkpoint", dir + "/ck", "--out", dir + "/cut.json"}), dir);
-  ASSERT_GE(pid, 0);
-  wait_for_checkpoint(dir + "/ck", 2);
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  ASSERT_EQ(test::run_ugsearch(lora_bfs({"--quiet", "--out", dir + "/whole.json"})).status, 0);
+  const int status = signalled_after_level(lora_bfs({"--out", dir + "/cut.json"}), dir, 2, SIGINT);
   ASSERT_TRUE(WIFEXITED(status)) << "SIGINT ended the process instead of stopping the search";
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_NE(read_file(dir + "/out").find("so far (stopped by SIGINT)"), std::string::npos) << read_file(dir + "/out");
@@ -90,11 +85,7 @@ TEST(BfsCli, InterruptedBySigintItWritesPartialResultsAndResumesToTheWholeRun) {
   EXPECT_EQ(cut["run"]["stopped_by"], "SIGINT");
   EXPECT_EQ(whole["run"]["stopped_by"], nullptr);
   EXPECT_LT(cut["stats"]["states_expanded"].get<uint64_t>(), whole["stats"]["states_expanded"].get<uint64_t>());
-
-  const test::RunResult resumed = test::run_ugsearch(with({"--quiet", "--resume", dir + "/ck", "--out", dir + "/resumed.json"}));
-  ASSERT_EQ(resumed.status, 0) << resumed.err;
-  EXPECT_EQ(hashes(dir + "/resumed.json"), hashes(dir + "/whole.json"));
-  EXPECT_EQ(json::parse(read_file(dir + "/resumed.json"))["stats"]["states_expanded"], whole["stats"]["states_expanded"]);
+  expect_resumes_to_the_whole_run(dir);
 }
 
 TEST(BfsCli, BfsOnlyFlagsAreRefusedForOtherStrategies) {
