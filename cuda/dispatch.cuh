@@ -25,6 +25,7 @@ struct InterpretArgs {
 
 // Raises the interpreter's dynamic shared memory limit to what the device allows; reports that limit.
 cudaError_t interpret_prepare(int device, uint32_t* max_dynamic_smem);
+// dynamic_smem 0: the arena in device memory (InterpretArgs::global_arena).
 cudaError_t interpret_blocks_per_sm(Arith arith, size_t dynamic_smem, int* blocks);
 // ctas blocks of tuning::kThreads threads, each walking a contiguous share of the items.
 // exp: ω and its powers in device memory (the table null for the float64 check).

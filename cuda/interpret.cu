@@ -29,20 +29,23 @@ __device__ uint32_t find_job(const Job* jobs, uint32_t n, uint64_t w) {
 
 static_assert(tuning::kThreads % 32 == 0, "DeviceCtx::add_sum's warp reduction needs whole warps");
 
-template <class A>
+// kOnChip: the arena is the block's dynamic shared memory, else args.global_arena's share. Two kernels
+// rather than a pointer chosen at run time, so that the compiler knows each arena's memory: 32-bit
+// shared loads and stores on chip instead of 64-bit generic ones.
+template <class A, bool kOnChip>
 __global__ void __launch_bounds__(tuning::kThreads, tuning::kMinBlocksPerSm) interpret_kernel(InterpretArgs args, A ar) {
   extern __shared__ uint4 dynamic_arena[];  // 16-byte aligned: pairs of elements move as one
   __shared__ uint4 program_words[(sizeof(BlockProgram) + 15) / 16];
   __shared__ uint4 job_words[(sizeof(Job) + 15) / 16];
   auto& program = *reinterpret_cast<BlockProgram*>(program_words);
   auto& job = *reinterpret_cast<Job*>(job_words);
-  FieldPair* arena = args.global_arena ? args.global_arena + uint64_t{blockIdx.x} * args.arena
-                                       : reinterpret_cast<FieldPair*>(dynamic_arena);
+  FieldPair* arena = kOnChip ? reinterpret_cast<FieldPair*>(dynamic_arena)
+                             : args.global_arena + uint64_t{blockIdx.x} * args.arena;
   const uint64_t share = (args.items + gridDim.x - 1) / gridDim.x;
   const uint64_t w0 = blockIdx.x * share, w1 = min(args.items, w0 + share);
   if (w0 >= w1) return;
   DeviceCtx cx;
-  cx.async = args.global_arena == nullptr;
+  cx.async = kOnChip;
   uint32_t j = find_job(args.jobs, args.n_jobs, w0), loaded_job = ~0u, loaded_program = ~0u;
   for (uint64_t w = w0; w < w1; ++w) {
     while (j + 1 < args.n_jobs && args.jobs[j + 1].first_item <= w) ++j;
@@ -61,7 +64,7 @@ __global__ void __launch_bounds__(tuning::kThreads, tuning::kMinBlocksPerSm) int
 
 template <class A>
 cudaError_t prepare_one(uint32_t max_dynamic) {
-  return cudaFuncSetAttribute(interpret_kernel<A>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_dynamic));
+  return cudaFuncSetAttribute(interpret_kernel<A, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_dynamic));
 }
 
 }  // namespace
@@ -70,7 +73,7 @@ cudaError_t interpret_prepare(int device, uint32_t* max_dynamic_smem) {
   int optin = 0;
   UGS_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   cudaFuncAttributes fa{};
-  UGS_CUDA_TRY(cudaFuncGetAttributes(&fa, interpret_kernel<WideArith>));
+  UGS_CUDA_TRY(cudaFuncGetAttributes(&fa, interpret_kernel<WideArith, true>));
   const int fixed = int(fa.sharedSizeBytes);
   *max_dynamic_smem = optin > fixed ? uint32_t(optin - fixed) : 0u;
   UGS_CUDA_TRY(prepare_one<WideArith>(*max_dynamic_smem));
@@ -80,8 +83,11 @@ cudaError_t interpret_prepare(int device, uint32_t* max_dynamic_smem) {
 
 cudaError_t interpret_blocks_per_sm(Arith arith, size_t dynamic_smem, int* blocks) {
   return with_arith(arith, [&](auto ar) {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpret_kernel<decltype(ar)>, tuning::kThreads,
-                                                         dynamic_smem);
+    using A = decltype(ar);
+    return dynamic_smem ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpret_kernel<A, true>,
+                                                                        tuning::kThreads, dynamic_smem)
+                        : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpret_kernel<A, false>,
+                                                                        tuning::kThreads, 0);
   });
 }
 
@@ -90,7 +96,10 @@ cudaError_t dispatch_interpret(Arith arith, ExpPowers exp, const InterpretArgs& 
   if (args.items == 0) return cudaSuccess;
   with_arith(arith, [&](auto ar) {
     set_exp(ar, exp);
-    interpret_kernel<<<ctas, tuning::kThreads, dynamic_smem, stream>>>(args, ar);
+    if (args.global_arena)
+      interpret_kernel<decltype(ar), false><<<ctas, tuning::kThreads, 0, stream>>>(args, ar);
+    else
+      interpret_kernel<decltype(ar), true><<<ctas, tuning::kThreads, dynamic_smem, stream>>>(args, ar);
   });
   return after_launch(stream);
 }
