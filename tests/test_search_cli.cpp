@@ -112,10 +112,11 @@ TEST(SearchCli, BadConfigsExit2WithOneLine) {
   }
 }
 
+// It lists the config keys and says what the stop signals do.
 TEST(SearchCli, HelpListsTheConfigKeys) {
   const test::RunResult r = test::run_ugsearch({"search", "--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* key : {"max_kernel_ops", "imaps", "fold_sizes", "--time-limit", "--strategy"})
+  for (const char* key : {"max_kernel_ops", "imaps", "fold_sizes", "--time-limit", "--strategy", "SIGINT", "SIGTERM"})
     EXPECT_NE(r.out.find(key), std::string::npos) << key;
 }
 

@@ -179,7 +179,9 @@ Verb add_search(CLI::App& app) {
   cmd->add_option("--resume", o->resume, "bfs: continue the run whose checkpoint is in this directory");
   cmd->add_option("--out", o->out, "Results file")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress line and no summary");
-  cmd->footer("Search config keys (JSON, --config):\n" + config_reference());
+  cmd->footer("Ctrl-C (SIGINT) or SIGTERM stops a search as --time-limit does: the results so far are written,\n"
+              "marked partial, and bfs leaves its checkpoint (exit 130 or 143); a second signal ends it at once.\n\n"
+              "Search config keys (JSON, --config):\n" + config_reference());
   return {cmd, [o] { return run(*o); }};
 }
 
