@@ -67,10 +67,7 @@ STOP_SIGNALS = {128 + signal.SIGINT: "SIGINT", 128 + signal.SIGTERM: "SIGTERM"}
 
 def _outcome(cell, code, wall, stderr, out_path, rejected_path):
     if code in STOP_SIGNALS:  # signalled from outside the runner: its partial results are no finished cell
-        try:
-            os.remove(out_path)
-        except FileNotFoundError:
-            pass
+        _discard(out_path)
         return Outcome("interrupted", code, wall, f"stopped by {STOP_SIGNALS[code]} from outside the runner")
     if code not in (0, 3):
         return Outcome("error", code, wall, _first_line(stderr) or f"exit status {code}, no message")
@@ -101,8 +98,8 @@ def _first_line(text):
 
 
 def _kill(proc, out_path):
-    """Stops the cell's process group (SIGTERM, then SIGKILL after 5 s) and removes what it wrote
-    on the way out: a cell whose results file exists counts as finished."""
+    """Stops the cell's process group (SIGTERM, then SIGKILL after 5 s) and discards what it wrote
+    on the way out."""
     for sig, wait_s in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
         try:
             os.killpg(proc.pid, sig)
@@ -113,8 +110,13 @@ def _kill(proc, out_path):
             break
         except subprocess.TimeoutExpired:
             continue
+    _discard(out_path)
+
+
+def _discard(path):
+    """Removes a stopped cell's results file, if it wrote one: a cell whose file exists counts as finished."""
     try:
-        os.remove(out_path)
+        os.remove(path)
     except FileNotFoundError:
         pass
 
