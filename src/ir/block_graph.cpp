@@ -37,18 +37,24 @@ Verdict BlockGraph::add_input(int32_t tensor, const Shape& src, Axes imap, int8_
   if (!ops.empty()) return Verdict::Order;
   if (inputs.full()) return Verdict::TooMany;
   if (!valid_axes(imap, grid, src, false)) return Verdict::BadImap;
-  Shape t = src;
+  Tile& t = tiles.spare();  // built in place (FixedVec::spare says why)
+  t.shape = src;
+  t.post = false;
   for (int a = 0; a < 3; ++a) {
     if (imap[a] == kNoDim) continue;
     if (src.d[imap[a]] % grid[a] != 0) return Verdict::BadImap;
-    t.d[imap[a]] /= grid[a];
+    t.shape.d[imap[a]] /= grid[a];
   }
   if (fmap != kNoDim) {
-    if (loop == 1 || !valid_shape_dim(fmap, t) || t.d[fmap] % loop != 0) return Verdict::BadFmap;
-    t.d[fmap] /= loop;
+    if (loop == 1 || !valid_shape_dim(fmap, t.shape) || t.shape.d[fmap] % loop != 0) return Verdict::BadFmap;
+    t.shape.d[fmap] /= loop;
   }
-  inputs.push_back({tensor, imap, fmap});
-  tiles.push_back({t, false});
+  BlockInput& in = inputs.spare();
+  in.tensor = tensor;
+  in.imap = imap;
+  in.fmap = fmap;
+  inputs.push_spare();
+  tiles.push_spare();
   return Verdict::Ok;
 }
 
@@ -74,10 +80,10 @@ Verdict BlockGraph::result_of(const Op& op, Tile* out) const {
 }
 
 Verdict BlockGraph::add_op(const Op& op) {
-  Tile t;
-  if (Verdict v = result_of(op, &t); v != Verdict::Ok) return v;
+  if (tiles.full()) return Verdict::TooMany;
+  if (Verdict v = result_of(op, &tiles.spare()); v != Verdict::Ok) return v;  // built in place
   ops.push_back(op);
-  tiles.push_back(t);
+  tiles.push_spare();
   return Verdict::Ok;
 }
 

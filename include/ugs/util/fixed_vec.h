@@ -22,6 +22,18 @@ class FixedVec {
     assert(n_ < N);
     items_[n_++] = v;
   }
+  // The slot past the end, to build an item in place and then append it with push_spare(). An item
+  // copied in whole right after it was built field by field (byte and word stores) waits for those
+  // stores to retire, store forwarding failing; on the search's hot paths that wait cost more than
+  // the rest of the push.
+  constexpr T& spare() {
+    assert(n_ < N);
+    return items_[n_];
+  }
+  constexpr void push_spare() {
+    assert(n_ < N);
+    ++n_;
+  }
   constexpr void pop_back() {
     assert(n_ > 0);
     --n_;
