@@ -79,6 +79,35 @@ TEST_F(BlockRules, TilesFollowImapAndFmap) {
   EXPECT_EQ(one.add_input(0, S({8, 8}), {kNoDim, kNoDim, kNoDim}, 0), Verdict::BadFmap);
 }
 
+// add_input and add_op build the new tile in place before their checks are done: a refused one must
+// leave the graph as it was, and the next accepted one must not see what it left in the slot.
+TEST_F(BlockRules, RefusedLoadersAndOpsLeaveTheGraphAsItWas) {
+  ASSERT_EQ(bg.add_input(0, S({8, 64, 32}), {1, 2, kNoDim}, 0), Verdict::Ok);
+  ASSERT_EQ(bg.add_op(op(OpKind::AccumSum, 0)), Verdict::Ok);  // leaves a post tile in slot 1
+  bg.pop_op();
+  const BlockGraph before = bg;
+  EXPECT_EQ(bg.add_input(1, S({8, 64, 32}), {1, kNoDim, kNoDim}, 3), Verdict::BadFmap);  // after its imap
+  EXPECT_EQ(bg.add_input(1, S({6, 64, 32}), {1, kNoDim, kNoDim}, 0), Verdict::BadFmap);
+  EXPECT_EQ(bg.add_input(1, S({8, 62, 32}), {1, kNoDim, kNoDim}, kNoDim), Verdict::BadImap);
+  EXPECT_EQ(bg.inputs, before.inputs);
+  EXPECT_EQ(bg.tiles.size(), before.tiles.size());
+  ASSERT_EQ(bg.add_input(1, S({8, 64}), {kNoDim, kNoDim, kNoDim}, kNoDim), Verdict::Ok);
+  EXPECT_EQ(bg.tiles[1].shape, S({8, 64}));
+  EXPECT_FALSE(bg.tiles[1].post);
+  EXPECT_EQ(bg.inputs[1].tensor, 1);
+  EXPECT_EQ(bg.inputs[1].fmap, kNoDim);
+
+  ASSERT_EQ(bg.add_op(op(OpKind::AccumSum, 0)), Verdict::Ok);  // 2: post, [2, 16, 16]
+  EXPECT_EQ(bg.add_op(op(OpKind::Add, 0, 2)), Verdict::MixedStage);
+  EXPECT_EQ(bg.add_op(op(OpKind::Exp, 3)), Verdict::BadOperand);  // the slot it would fill
+  EXPECT_EQ(bg.ops.size(), 1);
+  EXPECT_EQ(bg.tiles.size(), 3);
+  ASSERT_EQ(bg.add_op(op(OpKind::Exp, 1)), Verdict::Ok);  // 3: in loop, [8, 64]
+  EXPECT_EQ(bg.tiles[3].shape, S({8, 64}));
+  EXPECT_FALSE(bg.tiles[3].post);
+  EXPECT_TRUE(bg.tiles[2].post);
+}
+
 TEST_F(BlockRules, LoaderAccumulatorSaverRule) {
   ASSERT_EQ(bg.add_input(0, S({16, 64}), {0, kNoDim, kNoDim}, 1), Verdict::Ok);  // [4, 16]
   ASSERT_EQ(bg.add_op(op(OpKind::Exp, 0)), Verdict::Ok);                          // 1: in loop
