@@ -32,11 +32,16 @@ Verdict KernelGraph::add_op(const Op& op) {
     if (op.in[i] < 0 || op.in[i] >= tensors.size()) return Verdict::BadOperand;
     shapes[i] = tensors[op.in[i]];
   }
-  Shape out;
+  Shape& out = tensors.spare();  // built in place, as BlockGraph::add_op's tile
   if (Verdict v = infer_shape(op, Level::Kernel, std::span(shapes.data(), n), &out); v != Verdict::Ok) return v;
   if (!valid_shape(out)) return Verdict::TooLarge;
-  ops.push_back({op, -1, static_cast<int16_t>(tensors.size()), 1});
-  tensors.push_back(out);
+  KernelOp& k = ops.spare();
+  k.op = op;
+  k.block = -1;
+  k.first_out = static_cast<int16_t>(tensors.size());
+  k.num_out = 1;
+  ops.push_spare();
+  tensors.push_spare();
   return Verdict::Ok;
 }
 
