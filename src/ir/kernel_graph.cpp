@@ -112,12 +112,13 @@ FixedVec<int32_t, kMaxBlockInputs> KernelGraph::operands(int i) const {
 }
 
 FixedVec<int32_t, kMaxTensors> KernelGraph::open_tensors() const {
-  std::array<bool, kMaxTensors> used{};
+  static_assert(kMaxTensors <= 64);
+  uint64_t used = 0;  // bits: a search asks this of every state, and a bool array is zeroed each time
   for (int i = 0; i < ops.size(); ++i)
-    for (int32_t t : operands(i)) used[t] = true;
+    for (int32_t t : operands(i)) used |= uint64_t{1} << t;
   FixedVec<int32_t, kMaxTensors> open;
   for (int t = 0; t < tensors.size(); ++t)
-    if (!used[t]) open.push_back(t);
+    if (!(used >> t & 1)) open.push_back(t);
   return open;
 }
 

@@ -2,6 +2,7 @@
 #include "ugs/search/generator.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "enumerate.h"
@@ -18,17 +19,19 @@ using search_detail::is_idle_sum;
 
 namespace {
 
-// Tiles no block op reads: what a closing saves. Empty if one of them cannot be saved (a loader or a
-// tensor from inside the loop would be left unused).
-FixedVec<int32_t, kMaxTiles> savable_tiles(const BlockGraph& b) {
-  std::array<bool, kMaxTiles> used{};
+// Tiles no block op reads, as a bit set: what a closing saves. Empty if one of them cannot be saved (a
+// loader or a tensor from inside the loop would be left unused). Bits rather than a list: this runs for
+// every open state, and a list's array was zeroed on every call.
+uint32_t savable_tiles(const BlockGraph& b) {
+  static_assert(kMaxTiles <= 32);
+  uint32_t used = 0;
   for (const Op& op : b.ops)
-    for (int i = 0; i < arity(op.kind); ++i) used[op.in[i]] = true;
-  FixedVec<int32_t, kMaxTiles> outs;
+    for (int i = 0; i < arity(op.kind); ++i) used |= 1u << op.in[i];
+  uint32_t outs = 0;
   for (int t = 0; t < b.tiles.size(); ++t) {
-    if (used[t]) continue;
-    if (!b.tiles[t].post) return {};
-    outs.push_back(t);
+    if (used >> t & 1) continue;
+    if (!b.tiles[t].post) return 0;
+    outs |= 1u << t;
   }
   return outs;
 }
@@ -139,13 +142,13 @@ void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCoun
 // One omap for all savers (as Mirage): each grid axis of size > 1 takes a distinct dim.
 void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
   if (s.b.ops.empty()) return;
-  const FixedVec<int32_t, kMaxTiles> outs = savable_tiles(s.b);
-  if (outs.empty() || outs.size() > cfg_.max_block_outputs) return;
+  const uint32_t outs = savable_tiles(s.b);
+  if (outs == 0 || std::popcount(outs) > cfg_.max_block_outputs) return;
   FixedVec<int, 3> radix, axes;
   for (int a = 0; a < 3; ++a)
     if (s.b.grid[a] > 1) {
       axes.push_back(a);
-      radix.push_back(s.b.tiles[outs[0]].shape.rank);
+      radix.push_back(s.b.tiles[std::countr_zero(outs)].shape.rank);
     }
   search_detail::Odometer<3> dims(radix);
   do {
@@ -155,7 +158,7 @@ void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts&
     if (!cfg_.tries_omap(st.omap)) continue;
     BlockGraph closed = s.b;
     bool ok = true;
-    for (int32_t t : outs) ok = ok && closed.add_output(t, st.omap) == Verdict::Ok;
+    for (uint32_t m = outs; m != 0; m &= m - 1) ok = ok && closed.add_output(std::countr_zero(m), st.omap) == Verdict::Ok;
     KernelGraph g = s.g;
     const Verdict v = ok ? g.add_block(closed, rules_) : Verdict::BadOmap;
     if (v != Verdict::Ok) {
@@ -198,10 +201,11 @@ void Generator::apply_in_place(State& c, const Step& st) const {
       }
       break;
     case Step::Kind::CloseBlock: {
-      const FixedVec<int32_t, kMaxTiles> outs = savable_tiles(c.b);
-      for (int32_t t : outs) c.b.add_output(t, st.omap);
+      const uint32_t outs = savable_tiles(c.b);
+      for (uint32_t m = outs; m != 0; m &= m - 1) c.b.add_output(std::countr_zero(m), st.omap);
       c.g.add_block(c.b, rules_);
-      for (int32_t t : outs) c.kexpr.push_back(c.bexpr[t]);  // a saver passes its tile's expression
+      for (uint32_t m = outs; m != 0; m &= m - 1)  // a saver passes its tile's expression
+        c.kexpr.push_back(c.bexpr[std::countr_zero(m)]);
       c.open = false;
       c.b.clear();
       c.bexpr.clear();
