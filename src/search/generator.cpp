@@ -158,7 +158,8 @@ void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts&
     if (!cfg_.tries_omap(st.omap)) continue;
     BlockGraph closed = s.b;
     bool ok = true;
-    for (uint32_t m = outs; m != 0; m &= m - 1) ok = ok && closed.add_output(std::countr_zero(m), st.omap) == Verdict::Ok;
+    for (uint32_t m = outs; m != 0; m &= m - 1)
+      ok = ok && closed.add_output(std::countr_zero(m), st.omap) == Verdict::Ok;
     KernelGraph g = s.g;
     const Verdict v = ok ? g.add_block(closed, rules_) : Verdict::BadOmap;
     if (v != Verdict::Ok) {
