@@ -36,6 +36,12 @@ uint32_t savable_tiles(const BlockGraph& b) {
   return outs;
 }
 
+// Calls f(t) for each tile t of a savable_tiles set, in increasing order (the savers' order).
+template <class F>
+void for_each_tile(uint32_t set, F f) {
+  for (; set != 0; set &= set - 1) f(std::countr_zero(set));
+}
+
 }  // namespace
 
 Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool)
@@ -158,8 +164,7 @@ void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts&
     if (!cfg_.tries_omap(st.omap)) continue;
     BlockGraph closed = s.b;
     bool ok = true;
-    for (uint32_t m = outs; m != 0; m &= m - 1)
-      ok = ok && closed.add_output(std::countr_zero(m), st.omap) == Verdict::Ok;
+    for_each_tile(outs, [&](int t) { ok = ok && closed.add_output(t, st.omap) == Verdict::Ok; });
     KernelGraph g = s.g;
     const Verdict v = ok ? g.add_block(closed, rules_) : Verdict::BadOmap;
     if (v != Verdict::Ok) {
@@ -203,10 +208,9 @@ void Generator::apply_in_place(State& c, const Step& st) const {
       break;
     case Step::Kind::CloseBlock: {
       const uint32_t outs = savable_tiles(c.b);
-      for (uint32_t m = outs; m != 0; m &= m - 1) c.b.add_output(std::countr_zero(m), st.omap);
+      for_each_tile(outs, [&](int t) { c.b.add_output(t, st.omap); });
       c.g.add_block(c.b, rules_);
-      for (uint32_t m = outs; m != 0; m &= m - 1)  // a saver passes its tile's expression
-        c.kexpr.push_back(c.bexpr[std::countr_zero(m)]);
+      for_each_tile(outs, [&](int t) { c.kexpr.push_back(c.bexpr[t]); });  // a saver passes its tile's expression
       c.open = false;
       c.b.clear();
       c.bexpr.clear();
