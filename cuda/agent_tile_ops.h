@@ -11,6 +11,7 @@
 // Device: cuda/block_ctx.cuh; host emulation: cuda/emulator.cpp.
 #include <cstdint>
 
+#include "tuning.h"
 #include "ugs/cuda/program.h"
 #include "ugs/ir/op.h"
 
@@ -65,20 +66,38 @@ UGS_HD inline void coords_of(const TileDesc& t, uint32_t i, uint32_t c[4]) {
   c[0] = q1;
 }
 
-// Σ_t x[t·xs] y[t·ys] over len terms, one fold per run of A::kDotRun products (FieldArith::Dot).
-template <class A>
-UGS_HD FieldPair dot(const FieldPair* x, uint32_t xs, const FieldPair* y, uint32_t ys, uint32_t len) {
+// v[r] = Σ_t x[r·xr + t·xs] y[t·ys] over len terms for R rows of x: each y[t·ys] is loaded once for
+// all R rows (a matmul's column of b against R rows of a). Each row folds once per run of A::kDotRun
+// products (FieldArith::Dot).
+template <class A, uint32_t R>
+UGS_HD void dots(const FieldPair* x, uint32_t xs, uint32_t xr, const FieldPair* y, uint32_t ys, uint32_t len,
+                 FieldPair v[R]) {
   constexpr uint32_t run = A::kDotRun;
-  typename A::Dot s{};
+  typename A::Dot s[R]{};
+  const auto term = [&](uint32_t t) {
+    const FieldPair b = ld(y + t * ys);
+    UGS_UNROLL
+    for (uint32_t r = 0; r < R; ++r) A::dot_add(s[r], ld(x + r * xr + t * xs), b);
+  };
   for (; len >= run; len -= run, x += run * xs, y += run * ys) {
     UGS_UNROLL
-    for (uint32_t r = 0; r < run; ++r) A::dot_add(s, ld(x + r * xs), ld(y + r * ys));
-    A::dot_fold(s);
+    for (uint32_t t = 0; t < run; ++t) term(t);
+    UGS_UNROLL
+    for (uint32_t r = 0; r < R; ++r) A::dot_fold(s[r]);
   }
   UGS_UNROLL
-  for (uint32_t r = 0; r + 1 < run; ++r)  // fewer than a run are left: a known bound, no unrolled loop
-    if (r < len) A::dot_add(s, ld(x + r * xs), ld(y + r * ys));
-  return A::dot_value(s);
+  for (uint32_t t = 0; t + 1 < run; ++t)  // fewer than a run are left: a known bound, no unrolled loop
+    if (t < len) term(t);
+  UGS_UNROLL
+  for (uint32_t r = 0; r < R; ++r) v[r] = A::dot_value(s[r]);
+}
+
+// Σ_t x[t·xs] y[t·ys] over len terms.
+template <class A>
+UGS_HD FieldPair dot(const FieldPair* x, uint32_t xs, const FieldPair* y, uint32_t ys, uint32_t len) {
+  FieldPair v[1];
+  dots<A, 1>(x, xs, 0, y, ys, len, v);
+  return v[0];
 }
 
 // The terms first, first + step, ... below len: how many.
@@ -225,7 +244,8 @@ struct TileOps {
     const FieldPair *a = tile(op.in0), *b = tile(op.in1);
     FieldPair* out = tile(op.out);
     const TileDesc& to = p.tiles[op.out];
-    const uint32_t n = uint32_t(to.ext[3]), k = uint32_t(op.n);
+    const uint32_t n = uint32_t(to.ext[3]), k = uint32_t(op.n), m = to.numel / n;
+    if (m % kRows == 0 && (m / kRows) * n >= cx.threads()) return matmul_rows(op, a, b, out, m, n, k);
     split_sums<A>(
         cx, arena + op.scratch, to.numel, k,
         [&](uint32_t o, uint32_t k0, uint32_t ks) {
@@ -233,6 +253,23 @@ struct TileOps {
           return dot<A>(a + i * k + k0, ks, b + j + k0 * n, ks * n, strided_count(k, k0, ks));
         },
         [&](uint32_t o, FieldPair v) { put(out, o, v, op.into); });
+  }
+
+  // With outputs enough for every thread to take kRows rows of one column: a term loads b[k, j] once
+  // for kRows products, and the output's index and store come once per kRows sums. The matmuls are
+  // bound by issued instructions (ncu on an H200, full gqa's first matmul: 1.79 G before, 1.52 G with
+  // kRows 4); the multiply-adds are 2 of a product's 7.6, the folds 3.3 (bench/gpu/NOTES.md).
+  static constexpr uint32_t kRows = tuning::kMatmulRows;
+  UGS_HD void matmul_rows(const TileOp& op, const FieldPair* a, const FieldPair* b, FieldPair* out, uint32_t m,
+                          uint32_t n, uint32_t k) const {
+    const TileDesc& to = p.tiles[op.out];
+    for (uint32_t g = cx.tid(); g < (m / kRows) * n; g += cx.threads()) {
+      const uint32_t r = to.d3.div(g), j = g - r * n, i = r * kRows;
+      FieldPair v[kRows];
+      dots<A, kRows>(a + i * k, 1, k, b + j, n, k, v);
+      UGS_UNROLL
+      for (uint32_t q = 0; q < kRows; ++q) put(out, (i + q) * n + j, v[q], op.into);
+    }
   }
 
   // out[c] (+)= Σ_t pre(x[c + t·chunk along dim d]): reductions and accumulators (CPU: fold_rows);

@@ -15,6 +15,8 @@ inline constexpr int kMinBlocksPerSm = 4;
 inline constexpr int32_t kElemTile = 2048;     // element-wise ops and rms_norm rows
 inline constexpr int32_t kReduceChunk = 1024;  // reduce_sum: reduced elements per loop iteration
 inline constexpr int32_t kMatmulM = 32, kMatmulN = 64, kMatmulK = 64;
+// Rows of a matmul's output one thread computes together (their column of b loaded once).
+inline constexpr uint32_t kMatmulRows = 4;
 
 // Launch classes by arena size: a wave's jobs are launched once per class, with the class's largest
 // arena as dynamic shared memory; arenas above the last class live in device memory.
