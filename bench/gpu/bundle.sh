@@ -26,4 +26,8 @@ fi
 # Every library the binaries load, except the C runtime and the loader (the image has its own).
 ldd .gpu/bin/* | awk '/=> \//{print $3}' | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt)\.so' |
   while read -r lib; do cp -L "$lib" .gpu/lib/; done
-du -sh .gpu
+# The device tool carries at most 64 MiB with the tree: unstripped, the bundle alone is 60 MB.
+strip --strip-unneeded .gpu/bin/* .gpu/lib/*
+total=$(( $(du -sk .gpu | cut -f1) + $(git ls-files -z | du -ck --files0-from=- | tail -1 | cut -f1) ))
+echo "bundle $(du -sh .gpu | cut -f1), with the tracked tree $(( total / 1024 )) MiB (the device tool carries 64)"
+[ "$total" -lt $(( 64 * 1024 )) ] || echo "too large to carry: leave out binaries the run does not use" >&2
