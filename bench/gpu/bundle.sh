@@ -6,9 +6,19 @@
 #   BASE=<commit> bench/gpu/bundle.sh   also that commit's ugsearch and bench_fingerprint, as
 #                                       .gpu/bin/*.base (built in a worktree under /tmp), for run.sh's
 #                                       parts `pipeline` and `kernels`
+#   bench/gpu/bundle.sh --add NAME      adds the release build's bench_fingerprint as
+#                                       .gpu/bin/bench_fingerprint.NAME to the bundle, which stays:
+#                                       a kernel variant for `kernels` (build it, add it, revert)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=build/release
+if [ "${1:-}" = --add ]; then
+  [ -n "${2:-}" ] && [ -d .gpu/bin ] || { echo "usage: bench/gpu/bundle.sh --add NAME (after a bundle)" >&2; exit 2; }
+  install -m 755 "$B/bench/bench_fingerprint" ".gpu/bin/bench_fingerprint.$2"
+  strip --strip-unneeded ".gpu/bin/bench_fingerprint.$2"
+  echo "bundle $(du -sh .gpu | cut -f1): $(cd .gpu/bin && ls bench_fingerprint* | tr '\n' ' ')"
+  exit 0
+fi
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
 for exe in ugsearch tests/test_cuda tests/test_cuda_kernels tests/test_search_presets bench/bench_fingerprint; do
   cp "$B/$exe" .gpu/bin/

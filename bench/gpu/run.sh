@@ -19,8 +19,9 @@
 #            states to the next batch hide the feed's last call?)
 #   versus   this tree's ugsearch against the bundle's baseline one, bfs and dfs-omp, cuda, 16 threads,
 #            interleaved: full gqa twice, full qknorm_gqa once (what a kernel change does to searches)
-#   kernels  bench_fingerprint against the bundle's baseline one (BASE=<commit> bundle.sh), interleaved,
-#            twice each: do the kernels of this tree fingerprint faster than the baseline's?
+#   kernels  bench_fingerprint against the bundle's baseline one (BASE=<commit> bundle.sh) and any
+#            variants added (bundle.sh --add NAME), interleaved, twice each: do the kernels of this
+#            tree fingerprint faster than the baseline's? The rows of every run, side by side, at the end
 #   profile  where a full-size rmsnorm_linear candidate's time goes on the device (goal 1's kernels,
 #            never profiled): Nsight Compute's full set on the first interpreter launches of
 #            bench_fingerprint --only rmsnorm_linear (clocks left alone, as METHOD.md asks), the
@@ -144,14 +145,23 @@ for part in $parts; do
       done ;;
     kernels)
       [ -x .gpu/bin/bench_fingerprint.base ] || { echo "kernels: no .gpu/bin/bench_fingerprint.base (BASE=<commit> bench/gpu/bundle.sh)"; continue; }
+      variants="base new $(cd .gpu/bin && ls bench_fingerprint.* | sed 's/^bench_fingerprint\.//' | grep -v '^base$' | tr '\n' ' ')"
       for rep in 1 2; do
-        for v in base new; do
-          exe=.gpu/bin/bench_fingerprint && [ $v = base ] && exe=$exe.base
+        for v in $variants; do
+          exe=.gpu/bin/bench_fingerprint && [ $v != new ] && exe=$exe.$v
           s=$(fits "bench_fingerprint $v" 60) || break
           echo "-- bench_fingerprint $v $rep"
           timeout "$s" $exe --reps 5 2>&1 | tee "$OUT/bench_fingerprint.$v.$rep.log" | grep -E "^(program|rmsnorm_linear |gqa )"
         done
-      done ;;
+      done
+      # µs a candidate, one column per run: the variants' rows side by side.
+      for v in $variants; do for rep in 1 2; do
+        f=$OUT/bench_fingerprint.$v.$rep.log
+        [ -f "$f" ] && awk -v c="$v.$rep" 'BEGIN{print c} /^(rmsnorm_linear|gqa) /{print $12}' "$f" > "$f.col"
+      done; done
+      awk '/^(rmsnorm_linear|gqa) /{print $1 "." $2 "." $3}' "$OUT/bench_fingerprint.base.1.log" |
+        sed '1i row' | paste - "$OUT"/*.col | awk '{printf "%-30s", $1; for (i = 2; i <= NF; i++) printf " %10s", $i; print ""}'
+      rm -f "$OUT"/*.col ;;
     profile)
       # The setups' launches come first (the program evaluated on the drawn inputs), then each row's
       # warm-up and timed calls: 24 launches reach the wide field's candidates. One archive comes back.
