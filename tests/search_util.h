@@ -5,7 +5,7 @@
 #include <set>
 
 #include "ugs/io/program.h"
-#include "ugs/search/config.h"
+#include "ugs/search/generator/config.h"
 #include "ugs/search/search.h"
 
 namespace ugs::test {

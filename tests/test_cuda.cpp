@@ -11,7 +11,7 @@
 #include "ugs/util/error.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/field/field.h"
-#include "ugs/search/verifier.h"
+#include "ugs/search/generator/verifier.h"
 
 namespace ugs {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "cuda_cases.h"
-#include "search/fingerprint_feed.h"
+#include "search/bfs/fingerprint_feed.h"
 #include "ugs/io/program.h"
 
 namespace ugs::search_detail {

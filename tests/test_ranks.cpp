@@ -3,13 +3,13 @@
 // the receiver's expressions; the oracle's sharing calls (known_without_z3, learn, the z3 log).
 #include <gtest/gtest.h>
 
-#include "search/expr_wire.h"
-#include "search/state_wire.h"
+#include "search/distributed/expr_wire.h"
+#include "search/distributed/state_wire.h"
 #include "test_util.h"
 #include "ugs/expr/oracle.h"
 #include "ugs/expr/parse.h"
 #include "ugs/ir/canonical.h"
-#include "ugs/search/generator.h"
+#include "ugs/search/generator/generator.h"
 
 namespace ugs {
 namespace {

@@ -9,8 +9,8 @@
 #include "ugs/expr/op_expr.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/engine.h"
-#include "ugs/search/generator.h"
-#include "ugs/search/results.h"
+#include "ugs/search/generator/generator.h"
+#include "ugs/io/results_file.h"
 #include "ugs/search/search.h"
 #include "ugs/util/error.h"
 

@@ -5,10 +5,10 @@
 
 #include <vector>
 
-#include "search/shaped_ops.h"
+#include "search/generator/shaped_ops.h"
 #include "search_util.h"
 #include "ugs/io/program.h"
-#include "ugs/search/generator.h"
+#include "ugs/search/generator/generator.h"
 
 namespace ugs::search_detail {
 namespace {

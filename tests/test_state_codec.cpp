@@ -2,10 +2,10 @@
 // search survives encode → decode → encode byte for byte.
 #include <gtest/gtest.h>
 
-#include "search/state_codec.h"
+#include "search/bfs/state_codec.h"
 #include "test_util.h"
 #include "ugs/ir/canonical.h"
-#include "ugs/search/generator.h"
+#include "ugs/search/generator/generator.h"
 
 namespace ugs {
 namespace {

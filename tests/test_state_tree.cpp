@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <random>
 
-#include "search/cursor.h"
-#include "search/state_tree.h"
+#include "search/bfs/cursor.h"
+#include "search/bfs/state_tree.h"
 #include "search_util.h"
 #include "ugs/io/program.h"
 

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "ugs/cuda/device.h"
-#include "ugs/search/comm.h"
-#include "ugs/search/results.h"
+#include "ugs/search/distributed/comm.h"
+#include "ugs/io/results_file.h"
 #include "ugs/util/error.h"
 #include "ugs/util/files.h"
 #include "stop_signals.h"

@@ -8,10 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "bfs.h"
-#include "monitor.h"
-#include "rank_merge.h"
-#include "strategies.h"
+#include "search/bfs/bfs.h"
+#include "search/dfs/drivers.h"
+#include "search/distributed/rank_merge.h"
+#include "search/found.h"
+#include "search/monitor.h"
 #include "ugs/expr/op_expr.h"
 #include "ugs/ir/canonical.h"
 
@@ -66,25 +67,6 @@ void gather(const std::deque<Worker>& workers, const Worker& collector, const Gp
 }
 
 }  // namespace
-
-namespace search_detail {
-
-void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& r) {
-  r.mugraphs.clear();
-  std::sort(all.begin(), all.end(), [](const FoundGraph& a, const FoundGraph& b) { return a.hash < b.hash; });
-  for (const FoundGraph& f : all) {
-    if (!r.mugraphs.empty() && r.mugraphs.back().hash == f.hash) {
-      ++r.duplicates;
-      continue;
-    }
-    r.mugraphs.push_back(f);
-    r.mugraphs.back().cost = estimate(f.graph, gpu);
-  }
-  std::sort(r.mugraphs.begin(), r.mugraphs.end(),
-            [](const FoundGraph& a, const FoundGraph& b) { return ranks_before(a.cost, a.hash, b.cost, b.hash); });
-}
-
-}  // namespace search_detail
 
 std::optional<Strategy> strategy_from_name(std::string_view s) {
   for (const auto& [k, n] : kStrategies)
@@ -161,7 +143,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   r.backend = verifier.backend().kind();
   r.wall_s += seconds_since(t0);
   r.peak_rss_mib = peak_rss_mib();
-  if (ranks) search_detail::merge_ranks(*opt.comm, cfg, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, r), r);
+  if (ranks) search_detail::merge_ranks(*opt.comm, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, r), r);
   return r;
 }
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ugs/expr/oracle.h"
-#include "ugs/search/generator.h"
-#include "ugs/search/verifier.h"
+#include "ugs/search/generator/generator.h"
+#include "ugs/search/generator/verifier.h"
 
 namespace ugs {
 

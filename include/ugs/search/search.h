@@ -13,7 +13,7 @@
 #include "ugs/eval/backend.h"
 #include "ugs/eval/field_kind.h"
 #include "ugs/expr/oracle.h"
-#include "ugs/search/config.h"
+#include "ugs/search/generator/config.h"
 #include "ugs/search/engine.h"
 
 namespace ugs {

@@ -1,0 +1,64 @@
+#pragma once
+// The one generator every strategy drives (DESIGN §5): from a state, the successor steps in a fixed
+// deterministic order: predefined kernel ops, openings of block graphs (inputs × grid × loop range ×
+// imaps × fmaps), block ops, closings (omap). Each step passes the shape, canonical-order and memory
+// checks here; the abstract-expression check is the driver's (one query per step, so a breadth-first
+// driver can batch them). No threads and no allocation per candidate beyond the output vector.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ugs/expr/expr.h"
+#include "ugs/search/generator/config.h"
+#include "ugs/search/generator/state.h"
+
+namespace ugs {
+
+namespace search_detail {
+class ShapedOpsMemo;
+}
+
+class Generator {
+ public:
+  // `cfg` must be resolved (see resolve()); both must outlive the generator.
+  Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool);
+  ~Generator();
+
+  State root() const;
+  // Appends the steps from s that pass the shape, order and memory checks; counts the others.
+  void candidates(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  State apply(const State& s, const Step& step) const {
+    State c = s;
+    apply_in_place(c, step);
+    return c;
+  }
+  void apply_in_place(State& s, const Step& step) const;
+  // A step that appends one op (a kernel op, or a block op when a block graph is open) is taken back
+  // by undo_op, so a driver can move between states in place, without copying them.
+  static void apply_op(State& s, const Op& op, expr::ExprId query);  // what apply_in_place does for one
+  static void undo_op(State& s);
+  // The μGraphs s completes: at kernel level, its open tensors matched to the program's outputs in
+  // any order with equal shapes (one graph per matching order), outputs in program order.
+  void completions(const State& s, std::vector<KernelGraph>& out) const;
+
+  const KernelGraph& program() const { return program_; }
+  const SearchConfig& config() const { return cfg_; }
+  expr::ExprPool& pool() const { return pool_; }
+
+ private:
+  void kernel_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  void open_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  void open_steps_for(const State& s, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
+                      PruneCounts& pruned) const;
+  void block_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  void close_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+
+  const KernelGraph& program_;
+  const SearchConfig& cfg_;
+  expr::ExprPool& pool_;
+  GraphRules rules_;
+  // The shaped block ops of the tile signatures met so far, shared by the threads (shaped_ops.h).
+  std::unique_ptr<search_detail::ShapedOpsMemo> shaped_;
+};
+
+}  // namespace ugs

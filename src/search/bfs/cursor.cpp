@@ -1,0 +1,76 @@
+#include "search/bfs/cursor.h"
+
+namespace ugs::search_detail {
+
+void Cursor::move_to(const std::vector<Level>& levels, int depth, NodeId id, const Generator& gen, uint64_t tree) {
+  if (tree != tree_) {
+    depth_ = -1;
+    closed_.clear();
+    tree_ = tree;
+  }
+  // Up from the node until a node the cursor stands on (kept) or a base (everything is replaced).
+  chain_.clear();
+  int k = depth;
+  for (NodeId at = id;; --k) {
+    if (k >= base_ && k <= depth_ && path_[k].id == at) break;
+    chain_.emplace_back(k, at);
+    const Node& n = levels[k].node(at);
+    if (n.parent == kBase) {
+      depth_ = -1;
+      closed_.clear();
+      break;
+    }
+    at = n.parent;
+  }
+  while (depth_ > k) take_back();
+  for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) apply(levels[it->first], it->first, it->second, gen);
+}
+
+void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& gen) {
+  if (path_.size() <= static_cast<size_t>(depth)) path_.resize(depth + 1);
+  const Node& n = level.node(id);
+  const NodeSlab& slab = level.slab_of(id);
+  Frame& f = path_[depth];
+  f.id = id;
+  if (n.parent == kBase) {
+    decode(slab.bases.state_bytes(n.step), s_);
+    f.key = slab.base_keys[n.step];
+    base_ = depth;
+  } else {
+    if (is_op(n)) {  // most steps: applied without building a Step
+      Generator::apply_op(s_, op_of(n), n.query);
+      f.undo = Undo::Op;
+    } else {
+      const Step st = unpack_step(n, slab.openings);
+      if (st.kind == Step::Kind::CloseBlock) closed_.push_back({s_.b, s_.bexpr});
+      gen.apply_in_place(s_, st);
+      f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close : Undo::Open;
+    }
+    f.key = child_key(path_[depth - 1].key, step_hash(n, slab.openings));
+  }
+  depth_ = depth;
+}
+
+void Cursor::take_back() {
+  const Frame& f = path_[depth_--];
+  switch (f.undo) {
+    case Undo::Op:
+      Generator::undo_op(s_);
+      break;
+    case Undo::Open:
+      s_.open = false;  // a kernel-level state holds no block graph
+      s_.b.clear();
+      s_.bexpr.clear();
+      break;
+    case Undo::Close:
+      s_.g.pop_op();
+      s_.kexpr.resize(s_.g.num_tensors());
+      s_.open = true;
+      s_.b = closed_.back().b;
+      s_.bexpr = closed_.back().bexpr;
+      closed_.pop_back();
+      break;
+  }
+}
+
+}  // namespace ugs::search_detail

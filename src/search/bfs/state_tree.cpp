@@ -1,0 +1,181 @@
+#include "search/bfs/state_tree.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace ugs::search_detail {
+namespace {
+
+// The first byte of a packed step: an op's kind (kKernelOp or kBlockOp added), an opening, a closing.
+constexpr uint64_t kKernelOp = 0x00, kBlockOp = 0x40, kOpen = 0xFE, kClose = 0xFF;
+static_assert(kNumOpKinds <= 0x40, "op kinds must fit under the block tag");
+
+uint64_t byte_of(int v) { return static_cast<uint8_t>(static_cast<int8_t>(v)); }
+int8_t signed_byte(uint64_t code, int at) { return static_cast<int8_t>(static_cast<uint8_t>(code >> (8 * at))); }
+
+}  // namespace
+
+uint64_t pack_step(const Step& st, uint32_t opening) {
+  switch (st.kind) {
+    case Step::Kind::KernelOp:
+    case Step::Kind::BlockOp: {
+      const uint64_t tag = static_cast<uint64_t>(st.op.kind) + (st.kind == Step::Kind::BlockOp ? kBlockOp : kKernelOp);
+      return tag | byte_of(st.op.dim) << 8 | byte_of(st.op.in[0]) << 16 | byte_of(st.op.in[1]) << 24 |
+             uint64_t{static_cast<uint32_t>(st.op.to)} << 32;
+    }
+    case Step::Kind::OpenBlock: return kOpen | uint64_t{opening} << 32;
+    case Step::Kind::CloseBlock:
+      return kClose | byte_of(st.omap[0]) << 8 | byte_of(st.omap[1]) << 16 | byte_of(st.omap[2]) << 24;
+  }
+  throw std::logic_error("pack_step: unknown step kind");
+}
+
+bool is_op(const Node& n) { return (n.step & 0xFF) < kOpen; }
+
+Op op_of(const Node& n) {
+  const uint64_t tag = n.step & 0xFF;
+  Op op;
+  op.kind = static_cast<OpKind>(tag - (tag >= kBlockOp ? kBlockOp : kKernelOp));
+  op.dim = signed_byte(n.step, 1);
+  op.in = {signed_byte(n.step, 2), signed_byte(n.step, 3)};
+  op.to = static_cast<int32_t>(n.step >> 32);
+  return op;
+}
+
+Step unpack_step(const Node& n, std::span<const Step> openings) {
+  const uint64_t tag = n.step & 0xFF;
+  if (tag == kOpen) {
+    Step st = openings[n.step >> 32];
+    st.query = n.query;  // a stored opening serves every node with its content, whatever their queries
+    return st;
+  }
+  Step st;
+  if (tag == kClose) {
+    st.kind = Step::Kind::CloseBlock;
+    for (int a = 0; a < 3; ++a) st.omap[a] = signed_byte(n.step, a + 1);
+    return st;
+  }
+  st.kind = tag >= kBlockOp ? Step::Kind::BlockOp : Step::Kind::KernelOp;
+  st.op = op_of(n);
+  st.query = n.query;
+  return st;
+}
+
+uint64_t step_hash(const Step& st) {
+  if (st.kind != Step::Kind::OpenBlock) return splitmix64(pack_step(st, 0));
+  Hasher h(kOpen);
+  for (int32_t g : st.grid) h.add(static_cast<uint32_t>(g));
+  h.add(static_cast<uint32_t>(st.loop));
+  for (const BlockInput& in : st.inputs) {
+    uint64_t v = static_cast<uint32_t>(in.tensor);
+    for (int a = 0; a < 3; ++a) v = v << 8 | byte_of(in.imap[a]);
+    h.add(v << 8 | byte_of(in.fmap));
+  }
+  return h.value();
+}
+
+uint64_t step_hash(const Node& n, std::span<const Step> openings) {
+  return (n.step & 0xFF) == kOpen ? step_hash(openings[n.step >> 32]) : splitmix64(n.step);
+}
+
+namespace {
+
+bool same_opening(const Step& a, const Step& b) {
+  return a.grid == b.grid && a.loop == b.loop && a.inputs.size() == b.inputs.size() &&
+         std::equal(a.inputs.begin(), a.inputs.end(), b.inputs.begin());
+}
+
+}  // namespace
+
+uint32_t store_opening(std::vector<Step>& openings, std::vector<uint32_t>& slots, const Step& st) {
+  if (2 * (openings.size() + 1) > slots.size()) {  // half full at most: rebuilt at least twice the size
+    size_t size = std::max<size_t>(64, 2 * slots.size());
+    while (size < 2 * (openings.size() + 1)) size *= 2;
+    slots.assign(size, 0);
+    const size_t mask = slots.size() - 1;
+    for (uint32_t i = 0; i < openings.size(); ++i) {
+      size_t at = step_hash(openings[i]) & mask;
+      while (slots[at]) at = (at + 1) & mask;
+      slots[at] = i + 1;
+    }
+  }
+  const size_t mask = slots.size() - 1;
+  size_t at = step_hash(st) & mask;
+  for (; slots[at]; at = (at + 1) & mask)
+    if (same_opening(openings[slots[at] - 1], st)) return slots[at] - 1;
+  openings.push_back(st);
+  slots[at] = static_cast<uint32_t>(openings.size());
+  return static_cast<uint32_t>(openings.size() - 1);
+}
+
+uint32_t NodeSlab::store_opening(const Step& st) { return search_detail::store_opening(openings, opening_slots, st); }
+
+void NodeSlab::push_child(NodeId parent, const Step& st) {
+  const uint32_t opening = st.kind == Step::Kind::OpenBlock ? store_opening(st) : 0;
+  nodes.push_back({parent, st.query, pack_step(st, opening)});
+}
+
+void NodeSlab::push_copy(Node n, std::span<const Step> theirs) {
+  if ((n.step & 0xFF) == kOpen) n.step = kOpen | uint64_t{store_opening(theirs[n.step >> 32])} << 32;
+  nodes.push_back(n);
+}
+
+void NodeSlab::push_base(const uint8_t* encoded, size_t bytes, uint64_t key) {
+  nodes.push_back({kBase, kNoQuery, bases.size()});
+  bases.push_bytes(encoded, bytes);
+  base_keys.push_back(key);
+}
+
+void Level::add(NodeSlab&& s) {
+  if (s.empty()) return;
+  if (pending_ != nodes_) throw std::logic_error("Level::add: the level has expanded nodes");
+  if (s.nodes.size() > NodeSlab::kNodes || slabs_.size() >= (size_t{1} << (32 - NodeSlab::kBits)) - 1)
+    throw std::logic_error("Level::add: a slab or the level is too big for a NodeId");
+  first_.push_back(nodes_);
+  nodes_ += s.nodes.size();
+  bytes_ += s.bytes();
+  pending_ = nodes_;
+  slabs_.push_back(std::move(s));
+}
+
+size_t Level::slab_at(size_t position) const {
+  return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), position) - first_.begin()) - 1;
+}
+
+// The positions [pending_ - n, pending_) are runs of consecutive ids, one per slab: filled run by run
+// from the back (a batch's ids are read serially, between its parallel phases).
+void Level::peek_back(size_t n, std::vector<NodeId>& out) const {
+  n = std::min(n, pending_);
+  const size_t start = out.size();
+  out.resize(start + n);
+  size_t at = pending_, left = n;
+  size_t slab = n ? slab_at(at - 1) : 0;
+  while (left > 0) {
+    const size_t from = std::max(first_[slab], at - left);
+    const NodeId first_id = static_cast<NodeId>(slab << NodeSlab::kBits | (from - first_[slab]));
+    NodeId* run = out.data() + start + left - (at - from);
+    for (size_t j = 0; j < at - from; ++j) run[j] = first_id + static_cast<NodeId>(j);
+    left -= at - from;
+    at = from;
+    --slab;
+  }
+}
+
+void Level::pending_ids(std::vector<NodeId>& out) const {
+  out.clear();
+  peek_back(pending_, out);
+}
+
+void Level::drop_expanded(std::vector<NodeSlab>& spare) {
+  while (!slabs_.empty() && first_.back() >= pending_) {
+    bytes_ -= slabs_.back().bytes();
+    spare.push_back(std::move(slabs_.back()));
+    slabs_.pop_back();
+    first_.pop_back();
+  }
+  if (!slabs_.empty()) slabs_.back().nodes.resize(pending_ - first_.back());
+  nodes_ = pending_;
+}
+
+}  // namespace ugs::search_detail

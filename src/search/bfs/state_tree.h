@@ -1,0 +1,123 @@
+#pragma once
+// The breadth-first frontier as a tree of steps. A state is stored as its parent plus the one step
+// that made it: a 16-byte node, where a whole encoding takes about 130 bytes (gqa_small), so a level
+// costs an eighth of the memory, and expanding it costs one step taken back and one applied per state
+// (Cursor, cursor.h) instead of a decode, and nothing per child but the node. The levels above the
+// one being expanded stay, as the ancestors of what is left. A state with no parent in the tree (the
+// root, a resumed checkpoint's states, those another rank sent) is a base: its encoding is kept
+// whole, with its key. Internal to src/search.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "search/bfs/state_codec.h"
+#include "ugs/search/generator/state.h"
+#include "ugs/util/hash.h"
+#include "ugs/util/huge_pages.h"
+
+namespace ugs::search_detail {
+
+// A state as its parent plus one step.
+struct Node {
+  uint32_t parent = 0;            // a NodeId of the level above, or kBase
+  expr::ExprId query = kNoQuery;  // an op step's new expression
+  uint64_t step = 0;              // pack_step(); a base: its index in its slab's bases
+};
+static_assert(sizeof(Node) == 16);
+inline constexpr uint32_t kBase = ~uint32_t{0};
+
+// A node's place in its level: its slab's index, then its offset in the slab.
+using NodeId = uint32_t;
+
+// The index of `st` among `openings`, appended unless an equal opening is there already; `slots`
+// indexes them by hash (1 + index, 0 free; cleared, it is rebuilt on the next call).
+uint32_t store_opening(std::vector<Step>& openings, std::vector<uint32_t>& slots, const Step& st);
+
+// Nodes written together (one thread's children over some batches), with what a node's eight bytes
+// cannot hold: opening steps (grid, loop range, loaders) and base states. A slab grows as it fills
+// (a small level costs little), and a reused one keeps its buffers.
+struct NodeSlab {
+  static constexpr int kBits = 17;  // at most 2 MiB of nodes: one transparent huge page
+  static constexpr size_t kNodes = size_t{1} << kBits;
+
+  std::vector<Node, HugePageAllocator<Node>> nodes;
+  std::vector<Step> openings;  // each distinct opening once (a batch's children repeat a few many times)
+  Frontier bases;
+  std::vector<uint64_t> base_keys;
+  std::vector<uint32_t> opening_slots;  // while the slab fills: 1 + index of an opening by its hash, 0 free
+
+  bool full() const { return nodes.size() == kNodes; }
+  bool empty() const { return nodes.empty(); }
+  size_t bytes() const {
+    return nodes.capacity() * sizeof(Node) + openings.capacity() * sizeof(Step) + bases.bytes() +
+           base_keys.capacity() * sizeof(uint64_t) + opening_slots.capacity() * sizeof(uint32_t);
+  }
+  void clear() {
+    nodes.clear();
+    openings.clear();
+    bases.clear();
+    base_keys.clear();
+    opening_slots.clear();
+  }
+  // Once the slab takes no more nodes: the index of its openings is freed.
+  void seal() { opening_slots = {}; }
+  // Appends a child made by `st` from parent `parent` (its opening, if it is one, copied here).
+  void push_child(NodeId parent, const Step& st);
+  // Appends a node whose opening (if it is one) is in `theirs`, copying the opening here.
+  void push_copy(Node n, std::span<const Step> theirs);
+  // Appends a base state, encoded, with its key.
+  void push_base(const uint8_t* encoded, size_t bytes, uint64_t key);
+
+ private:
+  uint32_t store_opening(const Step& st);  // its index in openings, added if new
+};
+
+// The packed step of a node: an op (its kind tagged kernel or block, attributes and operands), an
+// opening (its index in the slab's openings) or a closing (its omap).
+// A node's opening is found in the openings of its slab (or of the buffer that holds it).
+uint64_t pack_step(const Step& st, uint32_t opening);
+Step unpack_step(const Node& n, std::span<const Step> openings);
+// Without building a Step (a cursor's hot path): whether a node's step is an op, and which.
+bool is_op(const Node& n);
+Op op_of(const Node& n);
+// The step's share of a child's key: its content (an opening's too, not its index); the same from the
+// Step and from the node that holds it.
+uint64_t step_hash(const Step& st);
+uint64_t step_hash(const Node& n, std::span<const Step> openings);
+// A state's key (structural dedup and, with ranks, its owner): its parent's and its step's, from the
+// root's. Equal states have equal keys: a graph's construction is append-only in canonical order, so
+// a state and its path from the root determine each other.
+inline uint64_t child_key(uint64_t parent_key, uint64_t step) { return Hasher(parent_key).add(step).value(); }
+
+// The nodes of one depth, in slabs: all of them, expanded or not, since the expanded ones are
+// ancestors of deeper levels. The first `pending()` in slab order are not yet expanded; expansion
+// takes them from the back of that range.
+class Level {
+ public:
+  size_t pending() const { return pending_; }
+  // Kept as slabs come and go (a slab's bytes do not change once it joins): read twice a batch, and a
+  // big search's levels hold thousands of slabs.
+  size_t bytes() const { return bytes_; }
+  const Node& node(NodeId id) const { return slabs_[id >> NodeSlab::kBits].nodes[id & (NodeSlab::kNodes - 1)]; }
+  const NodeSlab& slab_of(NodeId id) const { return slabs_[id >> NodeSlab::kBits]; }
+
+  // A slab joins as pending nodes; the level must have no expanded node (a child level never has).
+  void add(NodeSlab&& s);
+  // The ids of the last n pending nodes, in slab order.
+  void peek_back(size_t n, std::vector<NodeId>& out) const;
+  // Marks the last n pending nodes expanded.
+  void drop_back(size_t n) { pending_ -= n; }
+  // Forgets the expanded nodes (their subtrees are done); emptied slabs go to `spare`.
+  void drop_expanded(std::vector<NodeSlab>& spare);
+  // The pending nodes' ids, in slab order.
+  void pending_ids(std::vector<NodeId>& out) const;
+
+ private:
+  size_t slab_at(size_t position) const;  // the slab holding the node at that position in slab order
+
+  std::vector<NodeSlab> slabs_;
+  std::vector<size_t> first_;  // per slab: the nodes before it
+  size_t pending_ = 0, nodes_ = 0, bytes_ = 0;
+};
+
+}  // namespace ugs::search_detail

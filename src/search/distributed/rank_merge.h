@@ -1,0 +1,13 @@
+#pragma once
+// A distributed run's result on rank 0 (DESIGN §6 with ranks): every rank's μGraphs listed once,
+// counters and z3 statistics summed, bfs levels summed by depth, one RankStats row per rank.
+#include "ugs/cost/gpu.h"
+#include "ugs/search/distributed/comm.h"
+#include "ugs/search/search.h"
+
+namespace ugs::search_detail {
+
+// Collective. `r` is this rank's result; on rank 0 it becomes the merged one (the others keep theirs).
+void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResult& r);
+
+}  // namespace ugs::search_detail

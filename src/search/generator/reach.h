@@ -1,0 +1,76 @@
+#pragma once
+// Dead-end checks: can a state still be completed within the ops the config leaves? A state that
+// cannot is never expanded, so these cuts change no result, only the work. Each op lowers the count
+// of unconsumed tensors by at most (its operands - 1), and a closing needs every tile before the loop
+// consumed, so the counts bound what is still reachable.
+#include <algorithm>
+#include <array>
+
+#include "ugs/ir/graph.h"
+#include "ugs/search/generator/config.h"
+
+namespace ugs::search_detail {
+
+// Kernel level: `open` unconsumed tensors must come down to `outputs` with `ops_left` kernel ops, at
+// most `blocks_left` of them block graphs (which may consume up to max_block_inputs each).
+inline bool kernel_can_finish(int open, int outputs, int64_t ops_left, int64_t blocks_left, const SearchConfig& cfg) {
+  const int64_t blocks = std::min(ops_left, blocks_left);
+  const int64_t per_block = std::max<int64_t>(1, cfg.max_block_inputs - 1);
+  const int64_t predefined = cfg.kernel_ops.empty() ? 0 : ops_left - blocks;
+  return open - outputs <= blocks * per_block + predefined;
+}
+
+inline bool kernel_can_finish(const KernelGraph& g, int outputs, const SearchConfig& cfg) {
+  return kernel_can_finish(g.open_tensors().size(), outputs, cfg.max_kernel_ops - g.num_inputs - g.ops.size(),
+                           cfg.max_block_graphs - g.blocks.size(), cfg);
+}
+
+// Savers the open block graph of s may have: max_block_outputs, or, when no kernel op can follow it,
+// no more than the program's outputs that the kernel tensors it leaves unconsumed do not already fill.
+inline int64_t savers_allowed(const KernelGraph& g, const BlockGraph& b, int outputs, const SearchConfig& cfg) {
+  int64_t ops_after = cfg.max_kernel_ops - g.num_inputs - g.ops.size() - 1;
+  if (cfg.kernel_ops.empty()) ops_after = std::min<int64_t>(ops_after, cfg.max_block_graphs - g.blocks.size() - 1);
+  if (ops_after > 0) return cfg.max_block_outputs;
+  int64_t left_open = 0;
+  for (int32_t t : g.open_tensors())
+    left_open += std::none_of(b.inputs.begin(), b.inputs.end(), [&](const BlockInput& in) { return in.tensor == t; });
+  return std::min<int64_t>(cfg.max_block_outputs, outputs - left_open);
+}
+
+// Block level: every unconsumed tile before the loop needs an op of its own (block ops take tiles from
+// one side of the loop, and a binary op turns two into one), and at most `savers` tiles may be left
+// for the savers. Counted once per state, so each candidate op is checked in O(1).
+class BlockReach {
+ public:
+  BlockReach(const BlockGraph& b, int64_t savers, const SearchConfig& cfg)
+      : b_(b), savers_(savers), left_(cfg.max_block_ops - b.inputs.size() - b.ops.size()) {
+    for (const Op& op : b.ops)
+      for (int i = 0; i < arity(op.kind); ++i) used_[op.in[i]] = true;
+    for (int t = 0; t < b.tiles.size(); ++t)
+      if (!used_[t]) {
+        ++all_;
+        pre_ += !b.tiles[t].post;
+      }
+  }
+
+  // Can the graph still be finished once `op`, whose result tile is after the loop if `post`, is appended?
+  bool after(const Op& op, bool post) const {
+    int pre = pre_ + !post, all = all_ + 1;
+    for (int i = 0; i < arity(op.kind); ++i) {
+      const int t = op.in[i];
+      if (used_[t] || (i == 1 && t == op.in[0])) continue;
+      --all;
+      pre -= !b_.tiles[t].post;
+    }
+    const int64_t left = left_ - 1;
+    return pre <= left && all - savers_ <= left;
+  }
+
+ private:
+  const BlockGraph& b_;
+  std::array<bool, kMaxTiles> used_{};
+  int pre_ = 0, all_ = 0;
+  int64_t savers_, left_;
+};
+
+}  // namespace ugs::search_detail
