@@ -154,6 +154,7 @@ class CudaBackend final : public Backend {
   }
 
   BackendKind kind() const override { return BackendKind::Cuda; }
+  std::string device() const override { return device_description(); }
 
   // Stopped between chunks (each one batch of launches).
   void fingerprint(std::span<const KernelGraph* const> graphs, Fingerprints& out,

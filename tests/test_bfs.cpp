@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <set>
 #include <thread>
 
 #include "search_util.h"
 #include "test_util.h"
+#include "ugs/io/checkpoint_files.h"
 #include "ugs/search/search.h"
 #include "ugs/util/error.h"
 
@@ -165,6 +167,13 @@ TEST(Bfs, AMemoryLimitChunksLevelsWithoutLosingAResult) {
   EXPECT_LE(limited.peak_frontier_mib, 1.0 + 1.0);
 }
 
+// Checkpoints of o into a fresh directory (its store kept in `stores`); returns the directory.
+std::string checkpoint_into(RunOptions& o, std::deque<DirectoryCheckpoints>& stores) {
+  const std::string dir = test::temp_dir();
+  o.checkpoints = &stores.emplace_back(dir);
+  return dir;
+}
+
 // The run o stopped, resumed from its checkpoint: it ends with the whole run's results, each state
 // counted once.
 void expect_resumed_as_whole(const Program& p, const SearchConfig& cfg, RunOptions o, const SearchResult& whole) {
@@ -183,9 +192,9 @@ TEST(Bfs, AResumedRunEndsWithTheSameResults) {
   const Program p = load_program(kSpaces[1].first);
   const SearchConfig cfg = config_for(p, nlohmann::json::parse(kSpaces[1].second));
   const SearchResult whole = run_search(p.graph, cfg, options(Strategy::Bfs, 2));
-  const std::string dir = test::temp_dir();
   RunOptions o = options(Strategy::Bfs, 2);
-  o.checkpoint_dir = dir;
+  std::deque<DirectoryCheckpoints> stores;
+  const std::string dir = checkpoint_into(o, stores);
   o.time_limit_s = 0.05;  // stops after some level; the checkpoint holds the last whole one
   const SearchResult cut = run_search(p.graph, cfg, o);
   ASSERT_TRUE(cut.partial);
@@ -210,18 +219,19 @@ TEST_P(BfsTimeLimit, CutsABatchShortAndTheResumeRedoesIt) {
   SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 1048576})"));
   cfg.bfs_batch_verify = GetParam();
   RunOptions o = options(Strategy::Bfs, 2);
-  o.checkpoint_dir = test::temp_dir();
+  std::deque<DirectoryCheckpoints> stores;
+  checkpoint_into(o, stores);
   const SearchResult whole = run_search(p.graph, cfg, o);
   ASSERT_FALSE(whole.partial);
   // Timed with its checkpoints, as the cut runs, twice: on a loaded machine (ctest -j2) one whole run
   // took 1.3-1.8 s where the cut ones ended in 0.5 s, so that limits at 60% or more cut none. The
   // limits sweep the run: one that falls between levels (a checkpoint being written) is not inside.
-  o.checkpoint_dir = test::temp_dir();
+  checkpoint_into(o, stores);
   const double whole_s = std::min(whole.wall_s, run_search(p.graph, cfg, o).wall_s);
   bool inside = false;
   for (double at : {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}) {
     SCOPED_TRACE(at);
-    o.checkpoint_dir = test::temp_dir();
+    const std::string dir = checkpoint_into(o, stores);
     o.time_limit_s = at * whole_s;
     const SearchResult cut = run_search(p.graph, cfg, o);
     if (!cut.partial) continue;
@@ -232,7 +242,7 @@ TEST_P(BfsTimeLimit, CutsABatchShortAndTheResumeRedoesIt) {
     if (cut.levels[last].frontier < whole.levels[last].frontier) {
       inside = true;
       EXPECT_EQ(cut.levels[last].survivors, 0u);
-      EXPECT_EQ(test::checkpoint_level(o.checkpoint_dir), static_cast<int>(last));
+      EXPECT_EQ(test::checkpoint_level(dir), static_cast<int>(last));
     }
     expect_resumed_as_whole(p, cfg, o, whole);
     if (inside) break;
@@ -257,14 +267,15 @@ TEST(Bfs, AResumeFinishesTheStatesCarriedToTheNextBatch) {
   ASSERT_GT(whole.carried, 0u);
   ASSERT_GT(whole.levels.size(), static_cast<size_t>(kLevel + 1));
   ASSERT_GT(whole.levels[kLevel].verified, 0u);  // its states complete μGraphs
+  std::deque<DirectoryCheckpoints> stores;
   for (int delay_ms : {10, 50}) {
     SCOPED_TRACE(delay_ms);
-    o.checkpoint_dir = test::temp_dir();
+    const std::string dir = checkpoint_into(o, stores);
     std::atomic<bool> stop{false};
     o.stop = &stop;
     std::thread stopper([&] {
       const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-      while (test::checkpoint_level(o.checkpoint_dir) < kLevel && std::chrono::steady_clock::now() < give_up)
+      while (test::checkpoint_level(dir) < kLevel && std::chrono::steady_clock::now() < give_up)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
       stop = true;
@@ -273,7 +284,7 @@ TEST(Bfs, AResumeFinishesTheStatesCarriedToTheNextBatch) {
     stopper.join();
     o.stop = nullptr;
     ASSERT_TRUE(cut.partial);
-    EXPECT_GE(test::checkpoint_level(o.checkpoint_dir), kLevel);
+    EXPECT_GE(test::checkpoint_level(dir), kLevel);
     EXPECT_GT(cut.carried, 0u);
     expect_resumed_as_whole(p, cfg, o, whole);
   }

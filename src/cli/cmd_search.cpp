@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "ugs/cuda/device.h"
-#include "ugs/search/distributed/comm.h"
+#include "stop_signals.h"
+#include "ugs/io/checkpoint_files.h"
 #include "ugs/io/results_file.h"
+#include "ugs/search/distributed/comm.h"
 #include "ugs/util/error.h"
 #include "ugs/util/files.h"
-#include "stop_signals.h"
 #include "verbs.h"
 
 namespace ugs::cli {
@@ -98,10 +98,14 @@ int search(const Opts& o, Comm* comm) {
   opt.dedup = *dedup_from_name(o.dedup);
   opt.memory_limit_mib = o.memory_limit;
   opt.resume = !o.resume.empty();
-  opt.checkpoint_dir = opt.resume ? o.resume : o.checkpoint;
-  std::error_code ec;
-  if (!opt.checkpoint_dir.empty() && !std::filesystem::create_directories(opt.checkpoint_dir, ec) && ec)
-    throw InputError(opt.checkpoint_dir + ": cannot create the checkpoint directory (" + ec.message() + ")");
+  const std::string checkpoint_dir = opt.resume ? o.resume : o.checkpoint;
+  std::optional<DirectoryCheckpoints> checkpoints;
+  if (!checkpoint_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::create_directories(checkpoint_dir, ec) && ec)
+      throw InputError(checkpoint_dir + ": cannot create the checkpoint directory (" + ec.message() + ")");
+    opt.checkpoints = &checkpoints.emplace(checkpoint_dir);
+  }
   opt.seed = o.seed;
   opt.time_limit_s = o.time_limit;
   opt.comm = comm;

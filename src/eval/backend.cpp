@@ -1,7 +1,9 @@
-// Choosing a fingerprint backend, and what every backend starts from.
+// Choosing a fingerprint backend, and what every backend starts from. The one place outside cuda/
+// that names the CUDA backend.
 #include "ugs/eval/backend.h"
 
 #include "ugs/cuda/backend.h"
+#include "ugs/cuda/device.h"
 #include "ugs/eval/draws.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/fingerprint.h"
@@ -50,6 +52,12 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, const KernelGraph& progr
       throw InputError("--backend cuda: no CUDA backend here (" + why_not + "); use --backend cpu or auto");
   }
   return make_cpu_backend(FingerprintSetup::make(program, field, seed));
+}
+
+bool device_present() { return cuda::device_count() > 0; }
+
+std::unique_ptr<FloatEvaluator> make_float_evaluator(const KernelGraph& program, uint64_t seed, std::string* why_not) {
+  return cuda::make_float_evaluator(program, seed, why_not);
 }
 
 }  // namespace ugs

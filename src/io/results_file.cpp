@@ -4,7 +4,6 @@
 
 #include "ugs/cost/cost_json.h"
 #include "ugs/cost/plans.h"
-#include "ugs/cuda/device.h"
 #include "ugs/io/mugraph_json.h"
 
 namespace ugs {
@@ -95,7 +94,7 @@ json results_json(const Program& program, const SearchConfig& cfg, const RunOpti
            {{"strategy", name_of(opt.strategy)}, {"threads", opt.threads}, {"ranks", r.ranks}, {"backend", name_of(r.backend)},
             {"field", name_of(opt.field)}, {"seed", opt.seed}, {"cost_gpu", opt.cost_gpu}, {"partial", r.partial}, {"time_limit_s", opt.time_limit_s},
             {"dedup", name_of(opt.dedup)}, {"memory_limit_mib", opt.memory_limit_mib},
-            {"device", r.backend == BackendKind::Cuda ? cuda::device_description() : ""}, {"version", kVersion}}},
+            {"device", r.device}, {"version", kVersion}}},
           {"program", program.source},
           {"config", config_to_json(cfg)},
           {"plans", plans_json(program.graph, *gpu_preset(opt.cost_gpu))},

@@ -141,6 +141,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   r.expr += oracle.stats();  // a resumed bfs carries its checkpoint's
   r.partial = stop.load();
   r.backend = verifier.backend().kind();
+  r.device = verifier.backend().device();
   r.wall_s += seconds_since(t0);
   r.peak_rss_mib = peak_rss_mib();
   if (ranks) search_detail::merge_ranks(*opt.comm, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, r), r);

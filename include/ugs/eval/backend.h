@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -72,6 +73,8 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual BackendKind kind() const = 0;
+  // The device it runs on, in words ("NVIDIA H100 80GB HBM3 (sm_90)"); empty for the CPU.
+  virtual std::string device() const { return {}; }
   // Thread-safe (a backend with one device serializes its callers). Graphs need not be complete: a
   // graph without outputs gets its hashes and match 0. Once `stop` (a search's time limit; may be
   // null) is raised, a call may return before it evaluated every graph, leaving `out` incomplete:
@@ -105,8 +108,15 @@ class FloatEvaluator {
   virtual std::vector<std::vector<double>> outputs(const KernelGraph& g) = 0;
 };
 
+// The one factory of backends (src/eval/backend.cpp): the rest of the project reaches a device only
+// through these calls and the Backend interface.
 // Auto: cuda when a device is present, else cpu. Cuda when none can be had throws InputError saying why.
 std::unique_ptr<Backend> make_backend(BackendKind kind, const KernelGraph& program, FieldKind field, uint64_t seed);
+// Whether a device backend can be had here: the binary has CUDA code and a device is present.
+bool device_present();
+// The float64 check's evaluator on the device, its inputs drawn there from `seed`; null with *why_not
+// set when there is no device or it cannot be set up (the check then evaluates on the CPU).
+std::unique_ptr<FloatEvaluator> make_float_evaluator(const KernelGraph& program, uint64_t seed, std::string* why_not);
 
 // The CPU backend alone (tests compare the others with it).
 std::unique_ptr<Backend> make_cpu_backend(FingerprintSetup setup);

@@ -19,6 +19,7 @@
 namespace ugs {
 
 class Comm;
+class CheckpointStore;
 
 enum class Strategy { Dfs, DfsStatic, DfsOmp, DfsMpi, Bfs };
 std::optional<Strategy> strategy_from_name(std::string_view s);
@@ -46,8 +47,8 @@ struct RunOptions {
   // bfs only:
   Dedup dedup = Dedup::Structural;
   int64_t memory_limit_mib = 0;  // frontier bytes; 0: none. Past it, levels are searched in chunks
-  std::string checkpoint_dir;    // a checkpoint after every level; empty: none
-  bool resume = false;           // continue from the checkpoint in checkpoint_dir
+  CheckpointStore* checkpoints = nullptr;  // a checkpoint after every level; null: none
+  bool resume = false;                     // continue from the last checkpoint there
   // The ranks of a distributed run (dfs-mpi; bfs under mpirun), or null: one process. Each rank calls
   // run_search; rank 0's result holds every rank's μGraphs and statistics.
   Comm* comm = nullptr;
@@ -105,6 +106,7 @@ struct SearchResult {
   double wall_s = 0, peak_rss_mib = 0;
   bool partial = false;  // stopped by the time limit
   BackendKind backend = BackendKind::Cpu;  // the fingerprint backend that ran
+  std::string device;                      // and the device it ran on (empty: the CPU)
   std::vector<LevelStats> levels;          // bfs
   IdleTimes idle;                          // bfs
   double peak_frontier_mib = 0;            // bfs: the most the frontier held at once

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <vector>
 
 namespace ugs {
 
@@ -53,5 +54,8 @@ struct HugePageAllocator {
     return true;
   }
 };
+
+// Bytes in such a buffer: encoded states (the frontier's bases, checkpoints).
+using HugeBytes = std::vector<uint8_t, HugePageAllocator<uint8_t>>;
 
 }  // namespace ugs

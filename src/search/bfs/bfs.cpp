@@ -39,22 +39,19 @@ void Bfs::start(const State& root) {
 // run's pool from the state's graph, and the state becomes a base of its level.
 void Bfs::resume() {
   Checkpoint c = load();
-  if (c.run_key != run_key_)
-    throw InputError(checkpoint_path(opt_.checkpoint_dir) +
-                     ": written by another search (program, config, field, seed or dedup differ); resume with the "
-                     "arguments of the run that wrote it");
   levels_.assign(c.layers.size(), Level{});
   State s;
   for (size_t d = 0; d < c.layers.size(); ++d) {
     NodeSlab slab;
-    Frontier fresh;
-    for (size_t i = 0; i < c.layers[d].size(); ++i) {
-      c.layers[d].decode_at(i, s);
+    Frontier layer, fresh;
+    layer.assign(std::move(c.layers[d].states), c.layers[d].count);
+    for (size_t i = 0; i < layer.size(); ++i) {
+      layer.decode_at(i, s);
       rebuild_expressions(s, e_.gen.pool());
       fresh.clear();
       fresh.push(s);
       if (slab.full()) levels_[d].add(std::exchange(slab, NodeSlab{}));
-      slab.push_base(fresh.state_bytes(0), fresh.bytes_of(0), c.keys[d][i]);
+      slab.push_base(fresh.state_bytes(0), fresh.bytes_of(0), c.layers[d].keys[i]);
     }
     levels_[d].add(std::move(slab));
   }
@@ -217,9 +214,8 @@ void Bfs::retreat(int depth) {
 // The pending states of every level (and the states carried to the next batch, not yet finished),
 // encoded whole with their keys (a cursor walks to each), in level order: each thread takes a fixed
 // range, so the file is the same whatever the timing.
-std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys) {
-  std::vector<Frontier> out(levels_.size());
-  keys.assign(levels_.size(), {});
+std::vector<CheckpointLayer> Bfs::materialize() {
+  std::vector<CheckpointLayer> out(levels_.size());
   std::vector<NodeId> ids;
   std::vector<Frontier> parts(threads_);
   std::vector<std::vector<uint64_t>> part_keys(threads_);
@@ -240,10 +236,13 @@ std::vector<Frontier> Bfs::materialize(std::vector<std::vector<uint64_t>>& keys)
       }
     });
     failure.rethrow();
+    Frontier layer;
     for (int t = 0; t < threads_; ++t) {
-      out[d].take(parts[t]);
-      keys[d].insert(keys[d].end(), part_keys[t].begin(), part_keys[t].end());
+      layer.take(parts[t]);
+      out[d].keys.insert(out[d].keys.end(), part_keys[t].begin(), part_keys[t].end());
     }
+    out[d].count = layer.size();
+    out[d].states = layer.release();
   }
   return out;
 }
@@ -261,13 +260,13 @@ Bfs::Committed Bfs::committed() const {
 }
 
 void Bfs::save(bool complete) {
-  if (opt_.checkpoint_dir.empty()) return;
+  if (!opt_.checkpoints) return;
   flush();
   const Committed done = cut_ ? before_batch_ : committed();
   Checkpoint c;
   c.run_key = run_key_;
   c.current = current_;
-  c.layers = materialize(c.keys);
+  c.layers = materialize();
   c.counters = done.collector;
   c.workers = done.workers;
   c.levels = done.levels;

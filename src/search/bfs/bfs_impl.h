@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "search/bfs/bfs.h"
-#include "search/bfs/checkpoint.h"
 #include "search/bfs/cursor.h"
 #include "search/bfs/fingerprint_feed.h"
 #include "search/bfs/state_tree.h"
 #include "search/bfs/stealing_ranges.h"
 #include "search/distributed/wire.h"
+#include "ugs/search/bfs/checkpoint.h"
 #include "ugs/search/distributed/comm.h"
 #include "ugs/util/first_exception.h"
 
@@ -114,7 +114,7 @@ class Bfs {
   bool advance();  // moves `current_` to the next level to expand; false when none is left
   void retreat(int depth);  // to a shallower level: the deeper ones are done and go
   void save(bool complete);
-  std::vector<Frontier> materialize(std::vector<std::vector<uint64_t>>& keys);  // the pending states, by depth
+  std::vector<CheckpointLayer> materialize();  // the pending states, by depth
 
   // bfs_expand.cpp: one batch.
   // States per chunk: 64, or fewer in a small batch so that every thread gets at least 32 chunks (a
@@ -169,7 +169,7 @@ class Bfs {
   void share_z3(const std::vector<expr::ExprId>& queries);  // those only z3 answers: once over all ranks
   uint64_t route_out();  // children others own leave (their keep cleared); their count
   void route_in();       // and those this rank owns arrive, into the open slabs
-  void store(const Checkpoint& c);  // one file per rank, and a manifest
+  void store(const Checkpoint& c);  // every rank's part, then the generation committed
   Checkpoint load();
   struct View {
     bool stop = false;

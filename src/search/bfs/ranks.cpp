@@ -10,17 +10,14 @@
 //              rebuilt in this pool and becomes a base of the next level.
 // Function dedup stays per rank: a rank keeps the cheapest state of each function it generated, so
 // the ranks together keep a superset of the states one process keeps (the same best cost).
-// Checkpoints: one file per rank and generation, and a manifest naming the generation every rank
-// completed; a resume needs the same number of ranks.
+// Checkpoints: each rank writes its part of a generation, and rank 0 commits it once all have; a
+// resume needs the same number of ranks.
 #include <algorithm>
-#include <filesystem>
 #include <unordered_set>
 
 #include "search/bfs/bfs_impl.h"
 #include "search/distributed/expr_wire.h"
 #include "search/distributed/state_wire.h"
-#include "ugs/util/error.h"
-#include "ugs/util/files.h"
 #include "ugs/util/hash.h"
 
 namespace ugs::search_detail {
@@ -177,51 +174,21 @@ void Bfs::route_in() {
   r_.levels[open_depth_ - 1].bytes += ranks_->bytes_sent() - sent_before_;
 }
 
-namespace {
-
-std::string manifest_path(const std::string& dir) { return dir + "/manifest.json"; }
-std::string rank_path(const std::string& dir, int rank, uint64_t generation) {
-  return dir + "/checkpoint.rank" + std::to_string(rank) + "." + std::to_string(generation % 2) + ".ugs";
-}
-
-}  // namespace
-
-// A rank's file alternates between two names, so that the generation the manifest names stays on disk
-// until every rank has written the next one; the manifest is rewritten once all have.
+// Every rank writes its part, then (after all have) rank 0 commits the generation.
 void Bfs::store(const Checkpoint& c) {
-  if (!ranks_) return write_checkpoint(opt_.checkpoint_dir, c);
   ++generation_;
-  write_checkpoint_file(rank_path(opt_.checkpoint_dir, ranks_->rank(), generation_), c);
-  uint64_t written = 1;
-  ranks_->sum(std::span(&written, 1));
-  if (ranks_->rank() == 0)
-    write_file_atomic(manifest_path(opt_.checkpoint_dir),
-                      nlohmann::json{{"ranks", ranks_->size()}, {"generation", generation_}}.dump() + "\n");
+  const int rank = ranks_ ? ranks_->rank() : 0, size = ranks_ ? ranks_->size() : 1;
+  opt_.checkpoints->write(c, rank, size, generation_);
+  if (ranks_) {
+    uint64_t written = 1;
+    ranks_->sum(std::span(&written, 1));
+  }
+  if (rank == 0) opt_.checkpoints->commit(size, generation_);
 }
 
 Checkpoint Bfs::load() {
-  const std::string& dir = opt_.checkpoint_dir;
-  const int here = ranks_ ? ranks_->size() : 1;
-  int wrote = 1;
-  uint64_t generation = 0;
-  if (std::filesystem::exists(manifest_path(dir))) {
-    const auto m = nlohmann::json::parse(read_file(manifest_path(dir)), nullptr, false);
-    if (m.is_discarded() || !m.contains("ranks") || !m.contains("generation"))
-      throw InputError(manifest_path(dir) + ": not a checkpoint manifest; start the search again without --resume");
-    wrote = m["ranks"].get<int>();
-    generation = m["generation"].get<uint64_t>();
-  } else if (here > 1 && std::filesystem::exists(checkpoint_path(dir))) {
-    wrote = 1;
-  } else if (here > 1) {
-    throw InputError(manifest_path(dir) + ": missing; no run over ranks checkpointed here");
-  }
-  if (wrote != here)
-    throw InputError(dir + ": the checkpoint was written by a run over " + std::to_string(wrote) +
-                     " rank(s), this one has " + std::to_string(here) + "; resume it with " +
-                     (wrote == 1 ? std::string("one process") : "mpirun -np " + std::to_string(wrote)));
-  if (!ranks_) return read_checkpoint(dir, cfg_.rules());
-  generation_ = generation;
-  return read_checkpoint_file(rank_path(dir, ranks_->rank(), generation), cfg_.rules());
+  const int rank = ranks_ ? ranks_->rank() : 0, size = ranks_ ? ranks_->size() : 1;
+  return opt_.checkpoints->read(rank, size, run_key_, cfg_.rules(), &generation_);
 }
 
 }  // namespace ugs::search_detail

@@ -5,6 +5,7 @@
 // state takes about a hundred bytes instead of sizeof(State) (several KiB). Encoding and decoding
 // copy bytes; nothing is recomputed.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "ugs/search/generator/state.h"
@@ -12,7 +13,7 @@
 
 namespace ugs::search_detail {
 
-using Bytes = std::vector<uint8_t, HugePageAllocator<uint8_t>>;
+using Bytes = HugeBytes;
 
 // Appends s to out.
 void encode(const State& s, Bytes& out);
@@ -52,6 +53,11 @@ class Frontier {
 
   // Raw access for checkpoints.
   const Bytes& data() const { return data_; }
+  // Gives up the encoded states (for a checkpoint), leaving the frontier empty.
+  Bytes release() {
+    starts_.clear();
+    return std::exchange(data_, Bytes{});
+  }
   // Rebuilds from raw bytes of `count` states (the starts are found by decoding).
   void assign(Bytes data, size_t count);
 

@@ -64,6 +64,7 @@ void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResu
   if (comm.rank() != 0) return;
   SearchResult m;
   m.backend = r.backend;
+  m.device = r.device;
   m.wall_s = r.wall_s;
   m.ranks = comm.size();
   std::vector<FoundGraph> found;

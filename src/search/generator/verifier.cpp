@@ -5,8 +5,6 @@
 #include <string>
 #include <thread>
 
-#include "ugs/cuda/backend.h"
-#include "ugs/cuda/device.h"
 #include "ugs/util/hash.h"
 
 namespace ugs {
@@ -43,7 +41,7 @@ bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintCont
 // The run's backend on a thread of its own while this one makes the confirmation's. With auto, a
 // device whose backend cannot be set up leaves the run on the CPU, where confirmation needs none.
 std::unique_ptr<Backend> Verifier::make_all(BackendKind kind, FieldKind field, uint64_t seed) {
-  const bool device = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda::device_count() > 0);
+  const bool device = kind == BackendKind::Cuda || (kind == BackendKind::Auto && device_present());
   if (!device) return make_backend(kind, program_, field, seed);
   std::unique_ptr<Backend> run;
   std::exception_ptr run_failed, tests_failed;
@@ -97,7 +95,7 @@ void Verifier::make_test_backends() const {
     setups.emplace_back([&] {
       try {
         std::string why_not;
-        float_ = cuda::make_float_evaluator(program_, float_check_seed(opt), &why_not);
+        float_ = make_float_evaluator(program_, float_check_seed(opt), &why_not);
       } catch (...) {
         float_.reset();
       }

@@ -1,14 +1,14 @@
-// The checkpoint file: a magic line, a JSON header (what was searched, statistics, μGraphs found),
-// then each layer's encoded states and their keys, and the function dedup's keys, as raw bytes.
-#include "search/bfs/checkpoint.h"
+// The checkpoint files (checkpoint_files.h).
+#include "ugs/io/checkpoint_files.h"
 
 #include <cstring>
+#include <filesystem>
 
 #include "ugs/io/mugraph_json.h"
 #include "ugs/util/error.h"
 #include "ugs/util/files.h"
 
-namespace ugs::search_detail {
+namespace ugs {
 namespace {
 
 using nlohmann::json;
@@ -74,7 +74,7 @@ json header_json(const Checkpoint& c) {
   for (const LevelStats& l : c.levels) levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s});
   for (const KernelGraph& g : c.found) found.push_back(to_json(g));
   for (const Counters& w : c.workers) workers.push_back(counters_json(w));
-  for (const Frontier& f : c.layers) layers.push_back({f.size(), f.data().size()});
+  for (const CheckpointLayer& l : c.layers) layers.push_back({l.count, l.states.size()});
   return {{"run_key", c.run_key}, {"current", c.current},      {"counters", counters_json(c.counters)},
           {"workers", workers},   {"levels", levels},          {"found", found},
           {"expr", expr_json(c.expr)}, {"wall_s", c.wall_s},   {"peak_frontier_mib", c.peak_frontier_mib},
@@ -84,14 +84,47 @@ json header_json(const Checkpoint& c) {
 
 void append_raw(std::string& out, const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
 
+std::string single_path(const std::string& dir) { return dir + "/checkpoint.ugs"; }
+std::string manifest_path(const std::string& dir) { return dir + "/manifest.json"; }
+std::string rank_path(const std::string& dir, int rank, uint64_t generation) {
+  return dir + "/checkpoint.rank" + std::to_string(rank) + "." + std::to_string(generation % 2) + ".ugs";
+}
+
 }  // namespace
 
-std::string checkpoint_path(const std::string& dir) { return dir + "/checkpoint.ugs"; }
+void DirectoryCheckpoints::write(const Checkpoint& c, int rank, int ranks, uint64_t generation) {
+  write_checkpoint_file(ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation), c);
+}
 
-void write_checkpoint(const std::string& dir, const Checkpoint& c) { write_checkpoint_file(checkpoint_path(dir), c); }
+void DirectoryCheckpoints::commit(int ranks, uint64_t generation) {
+  if (ranks == 1) return;  // the one file is the checkpoint
+  write_file_atomic(manifest_path(dir_), json{{"ranks", ranks}, {"generation", generation}}.dump() + "\n");
+}
 
-Checkpoint read_checkpoint(const std::string& dir, const GraphRules& rules) {
-  return read_checkpoint_file(checkpoint_path(dir), rules);
+// The manifest says how many ranks wrote the last generation; a single process's checkpoint has none.
+Checkpoint DirectoryCheckpoints::read(int rank, int ranks, const std::string& run_key, const GraphRules& rules,
+                                      uint64_t* generation) const {
+  int wrote = 1;
+  *generation = 0;
+  if (std::filesystem::exists(manifest_path(dir_))) {
+    const auto m = json::parse(read_file(manifest_path(dir_)), nullptr, false);
+    if (m.is_discarded() || !m.contains("ranks") || !m.contains("generation"))
+      throw InputError(manifest_path(dir_) + ": not a checkpoint manifest; start the search again without --resume");
+    wrote = m["ranks"].get<int>();
+    *generation = m["generation"].get<uint64_t>();
+  } else if (ranks > 1 && !std::filesystem::exists(single_path(dir_))) {
+    throw InputError(manifest_path(dir_) + ": missing; no run over ranks checkpointed here");
+  }
+  if (wrote != ranks)
+    throw InputError(dir_ + ": the checkpoint was written by a run over " + std::to_string(wrote) +
+                     " rank(s), this one has " + std::to_string(ranks) + "; resume it with " +
+                     (wrote == 1 ? std::string("one process") : "mpirun -np " + std::to_string(wrote)));
+  const std::string path = ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, *generation);
+  Checkpoint c = read_checkpoint_file(path, rules);
+  if (c.run_key != run_key)
+    throw InputError(path + ": written by another search (program, config, field, seed or dedup differ); resume "
+                     "with the arguments of the run that wrote it");
+  return c;
 }
 
 void write_checkpoint_file(const std::string& path, const Checkpoint& c) {
@@ -101,8 +134,8 @@ void write_checkpoint_file(const std::string& path, const Checkpoint& c) {
   append_raw(out, &len, sizeof len);
   out += header;
   for (size_t d = 0; d < c.layers.size(); ++d) {
-    append_raw(out, c.layers[d].data().data(), c.layers[d].data().size());
-    append_raw(out, c.keys[d].data(), c.keys[d].size() * sizeof(uint64_t));
+    append_raw(out, c.layers[d].states.data(), c.layers[d].states.size());
+    append_raw(out, c.layers[d].keys.data(), c.layers[d].keys.size() * sizeof(uint64_t));
   }
   append_raw(out, c.seen.data(), c.seen.size() * sizeof(c.seen[0]));
   write_file_atomic(path, out);
@@ -140,10 +173,12 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
     for (const json& l : h.at("layers")) {
       const size_t count = l.at(0), n = l.at(1);
       if (n > bytes.size() - pos || count * sizeof(uint64_t) > bytes.size() - pos - n) throw damaged("truncated layers");
-      Bytes data(bytes.begin() + static_cast<std::ptrdiff_t>(pos), bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
-      c.layers.emplace_back().assign(std::move(data), count);
+      CheckpointLayer& layer = c.layers.emplace_back();
+      layer.states.assign(bytes.begin() + static_cast<std::ptrdiff_t>(pos), bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
+      layer.count = count;
       pos += n;
-      std::vector<uint64_t>& keys = c.keys.emplace_back(count);
+      std::vector<uint64_t>& keys = layer.keys;
+      keys.resize(count);
       if (count) std::memcpy(keys.data(), bytes.data() + pos, count * sizeof(uint64_t));
       pos += count * sizeof(uint64_t);
     }
@@ -157,4 +192,4 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
   return c;
 }
 
-}  // namespace ugs::search_detail
+}  // namespace ugs

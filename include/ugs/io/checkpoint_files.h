@@ -1,0 +1,34 @@
+#pragma once
+// Checkpoints as files in one directory (--checkpoint DIR). One process writes DIR/checkpoint.ugs;
+// rank r of a distributed run writes DIR/checkpoint.rank<r>.<0|1>.ugs, alternating between the two
+// names so that the generation the manifest (DIR/manifest.json) names stays on disk until every
+// rank has written the next one. Every file is written atomically (temp file and rename), so a run
+// killed at any moment leaves the last committed checkpoint whole.
+//
+// A file: the magic line, the length of a JSON header (what was searched, statistics, μGraphs
+// found), the header, then each layer's encoded states and their keys, and the function dedup's
+// keys, as raw bytes.
+#include <string>
+
+#include "ugs/search/bfs/checkpoint.h"
+
+namespace ugs {
+
+class DirectoryCheckpoints final : public CheckpointStore {
+ public:
+  explicit DirectoryCheckpoints(std::string dir) : dir_(std::move(dir)) {}
+  void write(const Checkpoint& c, int rank, int ranks, uint64_t generation) override;
+  void commit(int ranks, uint64_t generation) override;
+  Checkpoint read(int rank, int ranks, const std::string& run_key, const GraphRules& rules,
+                  uint64_t* generation) const override;
+
+ private:
+  std::string dir_;
+};
+
+// One checkpoint file. Throws InputError naming the path when it cannot be written, or read back
+// whole and of this version.
+void write_checkpoint_file(const std::string& path, const Checkpoint& c);
+Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules);
+
+}  // namespace ugs
