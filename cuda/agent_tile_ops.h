@@ -257,8 +257,8 @@ struct TileOps {
 
   // With outputs enough for every thread to take kRows rows of one column: a term loads b[k, j] once
   // for kRows products, and the output's index and store come once per kRows sums. The matmuls are
-  // bound by issued instructions (ncu on an H200, full gqa's first matmul: 1.79 G before, 1.52 G with
-  // kRows 4); the multiply-adds are 2 of a product's 7.6, the folds 3.3 (bench/gpu/NOTES.md).
+  // bound by issued instructions, not by memory, so fewer loads and index computations per product
+  // make them faster (docs/gpu.md).
   static constexpr uint32_t kRows = tuning::kMatmulRows;
   UGS_HD void matmul_rows(const TileOp& op, const FieldPair* a, const FieldPair* b, FieldPair* out, uint32_t m,
                           uint32_t n, uint32_t k) const {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GPU session's one script (METHOD.md: build here, check and time there in one call). Runs on the
+# The GPU session's one script (build here, check and time there in one call: docs/gpu.md). Runs on the
 # lent machine over the bundle that bench/gpu/bundle.sh made, parts in the order given:
 #   tests    test_cuda_kernels and test_cuda (the device against the CPU, bit for bit)
 #   bench    bench_fingerprint: candidates/s, CPU (2 threads) against CUDA, and the device's bounds
@@ -24,7 +24,7 @@
 #            tree fingerprint faster than the baseline's? The rows of every run, side by side, at the end
 #   profile  where a full-size rmsnorm_linear candidate's time goes on the device (goal 1's kernels,
 #            never profiled): Nsight Compute's full set on the first interpreter launches of
-#            bench_fingerprint --only rmsnorm_linear (clocks left alone, as METHOD.md asks), the
+#            bench_fingerprint --only rmsnorm_linear (clocks left alone: the figures are the card as shipped), the
 #            interpreter kernels' SASS, and compute-sanitizer's memcheck over test_cuda_kernels
 #   bench/gpu/run.sh [parts...]      default: tests bench full dedup
 # The device tool allows 15 minutes a session and 10 a command, so the script keeps to a budget of its

@@ -16,7 +16,7 @@ int device_count();
 std::string device_description();
 
 // The device's memory bandwidth as a large device-to-device copy achieves it (bytes read plus bytes
-// written per second, the median of several copies): the ceiling METHOD.md asks to measure, not the
+// written per second, the median of several copies): a ceiling the device really reaches, not the
 // datasheet's. 0 without a device or on any error.
 double measured_copy_bandwidth();
 
