@@ -1,250 +1,239 @@
-// The breadth-first driver: the levels of the tree of states, the choice of what to expand next under
-// the memory limit, checkpoints and resuming.
+// The breadth-first driver: the loop over batches, and the checkpoints (bfs.h tells the design).
+#include "search/bfs/bfs.h"
+
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <utility>
 
-#include "search/bfs/bfs_impl.h"
+#include "search/bfs/completions.h"
+#include "search/bfs/cursor.h"
+#include "search/bfs/dedup.h"
+#include "search/bfs/expander.h"
+#include "search/bfs/level_store.h"
+#include "search/bfs/rank_exchange.h"
+#include "search/bfs/schedule.h"
+#include "search/bfs/team.h"
 #include "search/distributed/state_wire.h"
-#include "ugs/util/error.h"
+#include "ugs/search/bfs/checkpoint.h"
+#include "ugs/util/first_exception.h"
 
 namespace ugs::search_detail {
 
-Bfs::Bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, std::string run_key,
-         std::deque<Worker>& workers, Worker& collector, SearchResult& r, LevelProgress& progress)
-    : e_(e), cfg_(cfg), opt_(opt), run_key_(std::move(run_key)), workers_(workers), collector_(collector), r_(r),
-      progress_(progress),
-      threads_(static_cast<int>(workers.size())),
-      batched_(cfg.bfs_batch_verify < 0 ? e.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1),
-      pipelined_(batched_ && opt.memory_limit_mib <= 0 && !(opt.comm && opt.comm->size() > 1)),
-      scratch_(workers.size()) {
-  region_busy_.resize(workers.size());
-  if (opt.comm && opt.comm->size() > 1) ranks_ = opt.comm;
-  for (ThreadScratch& s : scratch_) s.fingerprints = e.verifier.backend().make_context();
-  if (batched_) feed_ = std::make_unique<FingerprintFeed>(e.verifier.backend(), cut_flag(), threads_);
+namespace {
+
+class Bfs {
+ public:
+  Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& options, std::string run_key,
+      std::deque<Worker>& workers, Worker& collector, SearchResult& result, LevelProgress& progress);
+  void start(const State& root);
+  void resume();
+  void run();
+
+ private:
+  // What a checkpoint records of the run's progress. The one taken before each batch is what a batch
+  // cut short leaves: the batch, and the states carried into it, stay pending and are done again
+  // whole on resume, so their μGraphs are found once and their states counted once. (The results of
+  // the cut run keep what it did do.)
+  struct Committed {
+    Counters collector;
+    std::vector<Counters> workers;
+    std::vector<size_t> found;  // per worker: how many of its μGraphs
+    std::vector<LevelStats> levels;
+    expr::OracleStats expr;
+  };
+  Committed committed() const;
+  // In one process the stop (the time limit) is obeyed inside a batch, between states and between
+  // a confirmation's tests: a full-size level can be one batch of minutes, and one CPU confirmation
+  // of a full-size μGraph seconds. With ranks a batch runs to its end, as every rank must reach the
+  // batch's collectives.
+  bool cut() const { return raised(stop_); }
+  bool expand(int depth, size_t states);  // one batch; false: the stop cut it short (it stays pending)
+  void keep_children(int depth);
+  void save(bool complete);
+  std::vector<CheckpointLayer> materialize();  // the pending states, by depth
+  uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
+  uint64_t states_count() const;    // states visited so far, over the workers
+
+  const Engine& engine_;
+  const SearchConfig& cfg_;
+  const RunOptions& options_;
+  const std::string run_key_;
+  std::deque<Worker>& workers_;
+  Worker& collector_;
+  SearchResult& result_;
+  LevelProgress& progress_;
+  const Clock::time_point start_time_ = Clock::now();
+  const std::atomic<bool>* stop_;  // what cut() reads: null with ranks
+
+  Team team_;
+  LevelStore store_;
+  Schedule schedule_;
+  RankExchange exchange_;
+  Completions completions_;
+  Expander expander_;
+  Deduplicator dedup_;
+  FrontierView view_;
+  std::vector<NodeId> carried_;  // the states carried into the next batch (or the running one)
+  Committed before_batch_;
+  bool cut_ = false;  // the last batch was cut short: the checkpoint holds before_batch_
+  std::vector<Cursor> checkpoint_cursors_;  // per thread, for materialize()
+};
+
+Comm* ranks_of(const RunOptions& options) { return options.comm && options.comm->size() > 1 ? options.comm : nullptr; }
+
+// Completions go to the backend in one call per batch when the config says so, or by default when
+// the backend prefers; states with completions are carried to the next batch only in one process
+// without a memory limit.
+bool batched(const SearchConfig& cfg, const Engine& engine) {
+  return cfg.bfs_batch_verify < 0 ? engine.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1;
 }
+
+Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& options, std::string run_key,
+         std::deque<Worker>& workers, Worker& collector, SearchResult& result, LevelProgress& progress)
+    : engine_(engine), cfg_(cfg), options_(options), run_key_(std::move(run_key)), workers_(workers),
+      collector_(collector), result_(result), progress_(progress),
+      stop_(ranks_of(options) ? nullptr : &engine.stop),
+      team_(workers, result.idle),
+      store_(static_cast<int>(workers.size())),
+      schedule_(options.memory_limit_mib, static_cast<size_t>(cfg.bfs_batch), ranks_of(options) ? options.comm->size() : 1),
+      exchange_(ranks_of(options), engine, team_, collector, result),
+      completions_(engine, workers, collector, batched(cfg, engine),
+                   batched(cfg, engine) && options.memory_limit_mib <= 0 && !ranks_of(options), stop_),
+      expander_(engine, options.dedup, workers, collector, team_, completions_, stop_),
+      dedup_(options.dedup, engine, options.cost_gpu, team_, collector, stop_) {}
 
 // The root is the tree's one base; its key is its encoding's, the same on every rank.
 void Bfs::start(const State& root) {
-  levels_.assign(1, Level{});
-  current_ = 0;
-  if (ranks_ && ranks_->rank() != 0) return;  // with ranks, rank 0 holds the root
-  Frontier f;
-  f.push(root);
+  store_.reset(1);
+  schedule_.resume_at(0);
+  if (exchange_.rank() != 0) return;  // with ranks, rank 0 holds the root
+  Frontier encoded;
+  encoded.push(root);
   NodeSlab slab;
-  slab.push_base(f.state_bytes(0), f.bytes_of(0), structural_key(f.state_bytes(0)));
-  levels_[0].add(std::move(slab));
+  slab.push_base(encoded.state_bytes(0), encoded.bytes_of(0), structural_key(encoded.state_bytes(0)));
+  store_.level(0).add(std::move(slab));
 }
 
 // A checkpoint's states carry expression ids of the pool that wrote them: each is recomputed in this
 // run's pool from the state's graph, and the state becomes a base of its level.
 void Bfs::resume() {
-  Checkpoint c = load();
-  levels_.assign(c.layers.size(), Level{});
-  State s;
+  Checkpoint c = exchange_.load(*options_.checkpoints, run_key_, cfg_.rules());
+  store_.reset(c.layers.size());
+  State state;
   for (size_t d = 0; d < c.layers.size(); ++d) {
     NodeSlab slab;
     Frontier layer, fresh;
     layer.assign(std::move(c.layers[d].states), c.layers[d].count);
     for (size_t i = 0; i < layer.size(); ++i) {
-      layer.decode_at(i, s);
-      rebuild_expressions(s, e_.gen.pool());
+      layer.decode_at(i, state);
+      rebuild_expressions(state, engine_.gen.pool());
       fresh.clear();
-      fresh.push(s);
-      if (slab.full()) levels_[d].add(std::exchange(slab, NodeSlab{}));
+      fresh.push(state);
+      if (slab.full()) store_.level(static_cast<int>(d)).add(std::exchange(slab, NodeSlab{}));
       slab.push_base(fresh.state_bytes(0), fresh.bytes_of(0), c.layers[d].keys[i]);
     }
-    levels_[d].add(std::move(slab));
+    store_.level(static_cast<int>(d)).add(std::move(slab));
   }
-  current_ = c.current;
+  schedule_.resume_at(c.current);
   collector_.c = c.counters;
   for (size_t t = 0; t < c.workers.size(); ++t) (t < workers_.size() ? workers_[t].c : collector_.c) += c.workers[t];
   collector_.found = std::move(c.found);
-  seen_.insert(c.seen.begin(), c.seen.end());
-  r_.levels = std::move(c.levels);
-  r_.expr = c.expr;
-  r_.wall_s = c.wall_s;
-  r_.peak_frontier_mib = c.peak_frontier_mib;
-  r_.chunks = c.chunks;
+  dedup_.restore(c.seen);
+  result_.levels = std::move(c.levels);
+  result_.expr = c.expr;
+  result_.wall_s = c.wall_s;
+  result_.peak_frontier_mib = c.peak_frontier_mib;
+  result_.chunks = c.chunks;
 }
 
-void Bfs::begin_region() {
-  std::fill(region_busy_.begin(), region_busy_.end(), 0.0);
-  region_start_ = Clock::now();
-}
-
-void Bfs::busy_since(int t, Clock::time_point t0) {
-  const double s = seconds_since(t0);
-  workers_[t].c.busy_s += s;
-  region_busy_[t] = s;
-}
-
-void Bfs::end_region(Region where) {
-  const double wall = seconds_since(region_start_);
-  regions_s_ += wall;
-  double busy = 0;
-  for (double b : region_busy_) busy += b;
-  r_.idle.*where += std::max(0.0, threads_ * wall - busy);
-}
-
-NodeSlab Bfs::take_slab() {
-  NodeSlab s;
-  {
-    std::lock_guard<std::mutex> l(spare_lock_);
-    if (!spare_.empty()) {
-      s = std::move(spare_.back());
-      spare_.pop_back();
-    }
+void Bfs::run() {
+  int last = schedule_.current();
+  while (true) {
+    if (store_.level(schedule_.current()).pending() == 0) store_.flush();  // so that advance() sees every child
+    if (!exchange_.sync(store_, view_) || !schedule_.advance(view_, store_, result_.chunks)) break;
+    const int depth = schedule_.current();
+    if (depth == store_.open_depth()) store_.flush();  // before the level is read
+    if (depth != last) save(false);                    // a level (or a chunk of one) is done
+    last = depth;
+    const Level& level = store_.level(depth);
+    progress_.level.store(depth);
+    progress_.frontier.store(level.pending());
+    const size_t states = schedule_.batch_size(level.pending(), view_);
+    store_.reserve_depths(depth + 2);
+    if (!expand(depth, states)) break;  // the children go to the next depth; cut short, it stays pending
+    result_.peak_frontier_mib = std::max(result_.peak_frontier_mib, double(store_.bytes()) / (1 << 20));
+    store_.level(depth).drop_back(expander_.batch().own);
   }
-  s.clear();
-  return s;
+  store_.flush();
+  save(!engine_.stop.load());
+  const int threads = team_.size();
+  result_.idle.fingerprint += threads * completions_.wait_s();
+  result_.idle.serial +=
+      (threads - 1) * std::max(0.0, seconds_since(start_time_) - team_.regions_s() - completions_.wait_s());
 }
 
-void Bfs::ready_next_slab(int t) {
-  ThreadScratch& s = scratch_[t];
-  if (s.next.nodes.capacity() == 0 && s.open.nodes.size() > NodeSlab::kNodes / 2) {
-    s.next = take_slab();
-    s.next.nodes.reserve(NodeSlab::kNodes);
+bool Bfs::expand(int depth, size_t states) {
+  const auto start = Clock::now();
+  before_batch_ = committed();
+  const uint64_t verified_before = verified_count(), states_before = states_count();
+  if (result_.levels.size() <= static_cast<size_t>(depth)) result_.levels.resize(depth + 1);
+  LevelStats& stats = result_.levels[depth];
+  stats.level = depth;
+  expander_.begin(store_, depth, states, carried_);
+  const Batch& batch = expander_.batch();
+  if (!cut()) expander_.expand_chunks(store_);
+  if (!cut()) completions_.verify(batch, team_);
+  if (!cut()) expander_.expand_deferred(store_);
+  if (!cut()) expander_.settle_misses(store_, exchange_);
+  cut_ = cut();  // a phase cut short leaves its outputs incomplete: the children are not kept
+  engine_.oracle.add_cache_hits(expander_.cache_hits());
+  stats.candidates += expander_.candidates();
+  if (!cut_) {
+    keep_children(depth);
+    completions_.carry(batch, carried_);
+    result_.carried += carried_.size();
+    // The states whose children were kept: the carried ones count where they finish.
+    schedule_.count(batch.size() - carried_.size(), 0);
   }
+  stats.frontier += states_count() - states_before;  // those it finished, unless cut short
+  stats.verified += verified_count() - verified_before;
+  stats.wall_s += seconds_since(start);
+  return !cut_;
 }
 
-// A thread's first slab of a level grows as it fills (a small level costs little); one that follows a
-// full one is sized whole at once (readied ahead, usually), so a big level's slabs are never copied
-// as they grow.
-NodeSlab& Bfs::room_in_open(ThreadScratch& s) {
-  if (s.open.full()) {
-    s.open.seal();
-    s.full.push_back(std::exchange(s.open, s.next.nodes.capacity() ? std::exchange(s.next, NodeSlab{}) : take_slab()));
-    s.open.nodes.reserve(NodeSlab::kNodes);
-  }
-  return s.open;
+// The children deduplicated, those other ranks own sent to them, the rest kept in the threads' open
+// slabs of depth + 1, and those other ranks sent here.
+void Bfs::keep_children(int depth) {
+  Batch& batch = expander_.batch();
+  dedup_.run(batch);
+  uint64_t routed_bytes = 0;
+  const uint64_t routed = exchange_.route_out(batch, store_, depth, &routed_bytes);
+
+  const auto start = Clock::now();
+  store_.open(depth + 1);
+  store_.reset_kept();
+  expander_.keep_children(store_);
+  const uint64_t survivors = routed + store_.kept();
+  schedule_.count(0, routed_bytes + store_.kept_bytes());
+  collector_.c.phase_s.expand += seconds_since(start);
+  exchange_.route_in(batch, store_);
+  store_.join_full();
+  result_.levels[depth].survivors += survivors;
 }
 
-void Bfs::keep_node(ThreadScratch& s, const Node& n, std::span<const Step> openings) {
-  NodeSlab& open = room_in_open(s);
-  const size_t opened = open.openings.size();
-  open.push_copy(n, openings);
-  ++s.kept;
-  s.kept_bytes += sizeof(Node) + (open.openings.size() - opened) * sizeof(Step);
-}
-
-void Bfs::keep_base(ThreadScratch& s, const uint8_t* state, size_t bytes, uint64_t key) {
-  room_in_open(s).push_base(state, bytes, key);
-  ++s.kept;
-  s.kept_bytes += sizeof(Node) + bytes + sizeof(uint64_t);
-}
-
-void Bfs::join_full() {
-  for (ThreadScratch& s : scratch_) {
-    for (NodeSlab& f : s.full) levels_[open_depth_].add(std::move(f));
-    s.full.clear();
-  }
-}
-
-void Bfs::flush() {
-  if (open_depth_ < 0) return;
-  join_full();
-  for (ThreadScratch& s : scratch_)
-    if (!s.open.empty()) {
-      s.open.seal();
-      levels_[open_depth_].add(std::exchange(s.open, NodeSlab{}));
-    }
-  open_depth_ = -1;
-}
-
-// A whole batch, or under a memory limit as many states as the room left holds children for (by the
-// children's bytes per state so far), at least kMinBatch: the frontier passes the limit by at most
-// about the children of kMinBatch states.
-size_t Bfs::batch_size() const {
-  const size_t n = std::min<size_t>(levels_[current_].pending(), cfg_.bfs_batch);
-  if (opt_.memory_limit_mib <= 0) return n;
-  const double per_state = expanded_ ? double(children_bytes_) / double(expanded_) : 4096.0;
-  // With ranks, the limit is on the whole frontier and every rank expands its share of the room.
-  const double room = double(size_t(opt_.memory_limit_mib) << 20) - double(view_.bytes);
-  const double share = ranks_ ? ranks_->size() : 1;
-  const size_t fit = room > 0 ? static_cast<size_t>(room / per_state / share) : 0;
-  return std::min(n, std::max(fit, kMinBatch));
-}
-
-size_t Bfs::frontier_bytes() const {
-  size_t n = 0;
-  for (const Level& l : levels_) n += l.bytes();
-  for (const ThreadScratch& s : scratch_) {
-    n += s.open.bytes() + s.next.bytes();
-    for (const NodeSlab& f : s.full) n += f.bytes();
-  }
+uint64_t Bfs::verified_count() const {
+  uint64_t n = collector_.c.verified;
+  for (const Worker& w : workers_) n += w.c.verified;
   return n;
 }
 
-// Without a memory limit, a level is finished before the next: each is one level of the search. Past
-// the limit, the newest level is expanded first, so the frontier shrinks toward the leaves
-// (depth-first over chunks); when a level runs out, the deepest one still holding states is next, and
-// the levels below it, all expanded, go. The sizes are those of sync(): with ranks, summed over them,
-// so every rank takes the same decision.
-bool Bfs::advance() {
-  const bool over = opt_.memory_limit_mib > 0 && view_.bytes > (size_t(opt_.memory_limit_mib) << 20);
-  auto has = [&](int d) { return view_.sizes[d] > 0; };
-  const bool next_has = current_ + 1 < static_cast<int>(levels_.size()) && has(current_ + 1);
-  if (next_has && (!has(current_) || over)) {
-    if (has(current_)) ++r_.chunks;
-    ++current_;
-    return true;
-  }
-  if (has(current_)) return true;
-  for (int d = current_ - 1; d >= 0; --d)
-    if (has(d)) {
-      retreat(d);
-      return true;
-    }
-  return false;
-}
-
-void Bfs::retreat(int depth) {
-  for (size_t d = depth + 1; d < levels_.size(); ++d) levels_[d].drop_expanded(spare_);  // all expanded
-  levels_[depth].drop_expanded(spare_);
-  const size_t keep = kSparePerThread * scratch_.size();
-  if (spare_.size() > keep) {
-    std::nth_element(spare_.begin(), spare_.begin() + keep, spare_.end(),
-                     [](const NodeSlab& a, const NodeSlab& b) { return a.bytes() > b.bytes(); });
-    spare_.erase(spare_.begin() + keep, spare_.end());
-  }
-  current_ = depth;
-  ++tree_;
-}
-
-// The pending states of every level (and the states carried to the next batch, not yet finished),
-// encoded whole with their keys (a cursor walks to each), in level order: each thread takes a fixed
-// range, so the file is the same whatever the timing.
-std::vector<CheckpointLayer> Bfs::materialize() {
-  std::vector<CheckpointLayer> out(levels_.size());
-  std::vector<NodeId> ids;
-  std::vector<Frontier> parts(threads_);
-  std::vector<std::vector<uint64_t>> part_keys(threads_);
-  for (size_t d = 0; d < levels_.size(); ++d) {
-    levels_[d].pending_ids(ids);
-    if (static_cast<int>(d) == current_) ids.insert(ids.end(), carry_.begin(), carry_.end());
-    FirstException failure;
-#pragma omp parallel num_threads(threads_)
-    failure.capture([&] {
-      const int t = omp_get_thread_num();
-      parts[t].clear();
-      part_keys[t].clear();
-      Cursor& cursor = scratch_[t].cursor;
-      for (size_t i = ids.size() * t / threads_; i < ids.size() * (t + 1) / threads_; ++i) {
-        cursor.move_to(levels_, static_cast<int>(d), ids[i], e_.gen, tree_);
-        parts[t].push(cursor.state());
-        part_keys[t].push_back(cursor.key());
-      }
-    });
-    failure.rethrow();
-    Frontier layer;
-    for (int t = 0; t < threads_; ++t) {
-      layer.take(parts[t]);
-      out[d].keys.insert(out[d].keys.end(), part_keys[t].begin(), part_keys[t].end());
-    }
-    out[d].count = layer.size();
-    out[d].states = layer.release();
-  }
-  return out;
+uint64_t Bfs::states_count() const {
+  uint64_t n = 0;
+  for (const Worker& w : workers_) n += w.c.states;
+  return n;
 }
 
 Bfs::Committed Bfs::committed() const {
@@ -254,18 +243,53 @@ Bfs::Committed Bfs::committed() const {
     c.workers.push_back(w.c);
     c.found.push_back(w.found.size());
   }
-  c.levels = r_.levels;
-  c.expr = e_.oracle.stats();
+  c.levels = result_.levels;
+  c.expr = engine_.oracle.stats();
   return c;
 }
 
+// The pending states of every level (and the states carried to the next batch, not yet finished),
+// encoded whole with their keys (a cursor walks to each), in level order: each thread takes a fixed
+// range, so the file is the same whatever the timing.
+std::vector<CheckpointLayer> Bfs::materialize() {
+  const int threads = team_.size();
+  checkpoint_cursors_.resize(threads);
+  std::vector<CheckpointLayer> out(store_.depths());
+  std::vector<NodeId> ids;
+  std::vector<Frontier> parts(threads);
+  std::vector<std::vector<uint64_t>> part_keys(threads);
+  for (size_t d = 0; d < store_.depths(); ++d) {
+    const int depth = static_cast<int>(d);
+    store_.level(depth).pending_ids(ids);
+    if (depth == schedule_.current()) ids.insert(ids.end(), carried_.begin(), carried_.end());
+    team_.each_thread(nullptr, [&](int t) {
+      parts[t].clear();
+      part_keys[t].clear();
+      Cursor& cursor = checkpoint_cursors_[t];
+      for (size_t i = ids.size() * t / threads; i < ids.size() * (t + 1) / threads; ++i) {
+        cursor.move_to(store_.levels(), depth, ids[i], engine_.gen, store_.tree());
+        parts[t].push(cursor.state());
+        part_keys[t].push_back(cursor.key());
+      }
+    });
+    Frontier layer;
+    for (int t = 0; t < threads; ++t) {
+      layer.take(parts[t]);
+      out[d].keys.insert(out[d].keys.end(), part_keys[t].begin(), part_keys[t].end());
+    }
+    out[d].count = layer.size();
+    out[d].states = layer.release();
+  }
+  return out;
+}
+
 void Bfs::save(bool complete) {
-  if (!opt_.checkpoints) return;
-  flush();
+  if (!options_.checkpoints) return;
+  store_.flush();
   const Committed done = cut_ ? before_batch_ : committed();
   Checkpoint c;
   c.run_key = run_key_;
-  c.current = current_;
+  c.current = schedule_.current();
   c.layers = materialize();
   c.counters = done.collector;
   c.workers = done.workers;
@@ -273,46 +297,23 @@ void Bfs::save(bool complete) {
   c.found = collector_.found;  // what a resumed checkpoint brought: a batch adds nothing there
   for (size_t t = 0; t < workers_.size(); ++t)
     c.found.insert(c.found.end(), workers_[t].found.begin(), workers_[t].found.begin() + done.found[t]);
-  c.seen.assign(seen_.begin(), seen_.end());
-  std::sort(c.seen.begin(), c.seen.end());
-  c.expr = r_.expr;
+  c.seen = dedup_.known_functions();
+  c.expr = result_.expr;
   c.expr += done.expr;
-  c.wall_s = r_.wall_s + seconds_since(t0_);
-  c.peak_frontier_mib = r_.peak_frontier_mib;
-  c.chunks = r_.chunks;
+  c.wall_s = result_.wall_s + seconds_since(start_time_);
+  c.peak_frontier_mib = result_.peak_frontier_mib;
+  c.chunks = result_.chunks;
   c.complete = complete;
-  store(c);
+  exchange_.store(*options_.checkpoints, c);
 }
 
-void Bfs::run() {
-  int last = current_;
-  while (true) {
-    if (levels_[current_].pending() == 0) flush();  // so that advance() sees every child
-    if (!sync() || !advance()) break;
-    if (current_ == open_depth_) flush();  // before the level is read
-    if (current_ != last) save(false);     // a level (or a chunk of one) is done
-    last = current_;
-    Level& level = levels_[current_];
-    progress_.level.store(current_);
-    progress_.frontier.store(level.pending());
-    batch_.clear();
-    level.peek_back(batch_size(), batch_);
-    if (levels_.size() < static_cast<size_t>(current_) + 2) levels_.resize(current_ + 2);
-    if (!expand(current_)) break;  // the children go to the next level; cut short, the batch stays pending
-    r_.peak_frontier_mib = std::max(r_.peak_frontier_mib, double(frontier_bytes()) / (1 << 20));
-    levels_[current_].drop_back(own_);
-  }
-  flush();
-  save(!e_.stop.load());
-  r_.idle.fingerprint += threads_ * feed_wait_s_;
-  r_.idle.serial += (threads_ - 1) * std::max(0.0, seconds_since(t0_) - regions_s_ - feed_wait_s_);
-}
+}  // namespace
 
-void run_bfs(const Engine& e, const SearchConfig& cfg, const RunOptions& opt, const std::string& run_key,
-             const State& root, std::deque<Worker>& workers, Worker& collector, SearchResult& r,
+void run_bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& options, const std::string& run_key,
+             const State& root, std::deque<Worker>& workers, Worker& collector, SearchResult& result,
              LevelProgress& progress) {
-  Bfs bfs(e, cfg, opt, run_key, workers, collector, r, progress);
-  if (opt.resume)
+  Bfs bfs(engine, cfg, options, run_key, workers, collector, result, progress);
+  if (options.resume)
     bfs.resume();
   else
     bfs.start(root);

@@ -1,12 +1,7 @@
-// Which children of a batch survive as distinct states (--dedup). Structural: equal canonical forms are
-// one state; the canonical form already admits every graph once, so this is a guard that counts what
-// it drops (zero in a correct generator) and keeps the dfs result set. Function: children outside any
-// block graph whose tensors have equal shapes and fingerprints are one state, and the cheapest by the
-// cost model (then the smallest key) represents them in a batch; a later batch's state of an earlier
-// function is explored only when it is cheaper than every one before it.
+#include "search/bfs/dedup.h"
+
 #include <algorithm>
 
-#include "search/bfs/bfs_impl.h"
 #include "ugs/cost/cost.h"
 
 namespace ugs::search_detail {
@@ -20,59 +15,77 @@ int share_of(uint64_t key, int parts) {
 
 }  // namespace
 
-void Bfs::dedup() {
-  dedup_structural();
-  if (opt_.dedup == Dedup::Function) dedup_function();
+Deduplicator::Deduplicator(Dedup kind, const Engine& engine, std::string cost_gpu, Team& team, Worker& collector,
+                           const std::atomic<bool>* stop)
+    : kind_(kind), engine_(engine), cost_gpu_(std::move(cost_gpu)), team_(team), collector_(collector), stop_(stop),
+      shares_(team.size()) {}
+
+void Deduplicator::run(Batch& batch) {
+  structural(batch);
+  if (kind_ == Dedup::Function) function(batch);
+}
+
+std::vector<std::pair<uint64_t, double>> Deduplicator::known_functions() const {
+  std::vector<std::pair<uint64_t, double>> known(known_.begin(), known_.end());
+  std::sort(known.begin(), known.end());
+  return known;
+}
+
+void Deduplicator::restore(const std::vector<std::pair<uint64_t, double>>& known) {
+  known_.insert(known.begin(), known.end());
 }
 
 // Each thread owns a share of the key space (by the keys' high bits) and an open-addressing set over
-// it (slots by the low bits), a sixteenth of the whole at 16 threads, so it stays in cache. The keys
-// are first dealt to their shares, each thread dealing a fixed range of chunks, and each share is then
-// read in chunk order: a key's first occurrence survives, as with one serial set (which took a ninth
-// of a 16-thread search's wall time). A key already in its set is a duplicate, dropped.
-void Bfs::dedup_structural() {
-  const auto t0 = Clock::now();
-  const size_t chunks = num_chunks();
-  std::vector<uint64_t> dropped(threads_, 0);
-  each_thread(&IdleTimes::dedup, [&](int t) { deal_keys(t, chunks * t / threads_, chunks * (t + 1) / threads_); });
-  each_thread(&IdleTimes::dedup, [&](int t) { dropped[t] = drop_duplicates(t); });
+// it (slots by the low bits), so that each set stays in cache. The keys are first dealt to their
+// shares, each thread dealing a fixed range of chunks, and each share is then read in chunk order: a
+// key's first occurrence survives, as with one serial set (which serialized a wide machine). A key
+// already in its set is a duplicate, dropped.
+void Deduplicator::structural(Batch& batch) {
+  const auto start = Clock::now();
+  const size_t chunks = batch.chunk_count;
+  const int threads = team_.size();
+  std::vector<uint64_t> dropped(threads, 0);
+  team_.each_thread(&IdleTimes::dedup,
+                    [&](int t) { deal_keys(batch, t, chunks * t / threads, chunks * (t + 1) / threads); });
+  team_.each_thread(&IdleTimes::dedup, [&](int t) { dropped[t] = drop_duplicates(batch, t); });
   for (uint64_t d : dropped) collector_.c.pruned.dedup += d;
-  collector_.c.phase_s.dedup += seconds_since(t0);
+  collector_.c.phase_s.dedup += seconds_since(start);
 }
 
-// Thread t's chunks [begin, end): each key into the share it falls in (0 stored as 1, since 0 marks an
-// empty slot: a collision among 2^64).
-void Bfs::deal_keys(int t, size_t begin, size_t end) {
-  std::vector<std::vector<KeyAt>>& shares = scratch_[t].key_shares;
-  shares.resize(threads_);
-  for (std::vector<KeyAt>& s : shares) s.clear();
+// The thread's chunks [begin, end): each key into the share it falls in (0 stored as 1, since 0 marks
+// an empty slot: a collision among 2^64).
+void Deduplicator::deal_keys(const Batch& batch, int thread, size_t begin, size_t end) {
+  std::vector<std::vector<KeyAt>>& by_share = shares_[thread].by_share;
+  const int threads = team_.size();
+  by_share.resize(threads);
+  for (std::vector<KeyAt>& share : by_share) share.clear();
   for (size_t c = begin; c < end; ++c) {
-    const std::vector<uint64_t>& keys = chunks_[c].keys;
+    const std::vector<uint64_t>& keys = batch.chunks[c].keys;
     for (size_t i = 0; i < keys.size(); ++i) {
       const uint64_t key = std::max<uint64_t>(keys[i], 1);
-      shares[share_of(key, threads_)].push_back({key, static_cast<uint32_t>(c), static_cast<uint32_t>(i)});
+      by_share[share_of(key, threads)].push_back({key, static_cast<uint32_t>(c), static_cast<uint32_t>(i)});
     }
   }
 }
 
-// Share t's keys, in chunk order, into thread t's set; returns the duplicates dropped.
-uint64_t Bfs::drop_duplicates(int t) {
+// The thread's share of the keys, in chunk order, into its set; returns the duplicates dropped.
+uint64_t Deduplicator::drop_duplicates(Batch& batch, int thread) {
   size_t n = 0;
-  for (const ThreadScratch& s : scratch_) n += s.key_shares[t].size();
+  for (const Shares& s : shares_) n += s.by_share[thread].size();
   size_t slots = 16;
   while (slots < 2 * n) slots *= 2;
-  std::vector<uint64_t>& set = scratch_[t].key_set;
+  std::vector<uint64_t>& set = shares_[thread].set;
   set.assign(slots, 0);
   uint64_t dropped = 0;
-  for (const ThreadScratch& s : scratch_) {
-    const std::vector<KeyAt>& keys = s.key_shares[t];
+  for (const Shares& s : shares_) {
+    const std::vector<KeyAt>& keys = s.by_share[thread];
     for (size_t j = 0; j < keys.size(); ++j) {
       if (j + kPrefetch < keys.size()) __builtin_prefetch(&set[keys[j + kPrefetch].key & (slots - 1)]);
       const KeyAt& k = keys[j];
       size_t at = k.key & (slots - 1);
       while (set[at] != 0 && set[at] != k.key) at = (at + 1) & (slots - 1);
       if (set[at] == k.key) {
-        chunks_[k.chunk].keep[k.child] = 0;
+        batch.chunks[k.chunk].keep[k.child] = 0;
         ++dropped;
       }
       set[at] = k.key;
@@ -83,39 +96,41 @@ uint64_t Bfs::drop_duplicates(int t) {
 
 // The batch's kernel-level children are classified by the run's backend (where their fingerprints
 // are); a class's representative survives when its function is new or cheaper than every earlier one.
-void Bfs::dedup_function() {
-  auto t0 = Clock::now();
+void Deduplicator::function(Batch& batch) {
+  auto start = Clock::now();
   std::vector<const KernelGraph*> graphs;
   std::vector<std::pair<uint32_t, uint32_t>> where;  // chunk, child
-  for (size_t c = 0; c < num_chunks(); ++c)
-    for (size_t j = 0; j < chunks_[c].kernel_level.size(); ++j) {
-      const uint32_t child = chunks_[c].kernel_level_child[j];
-      if (!chunks_[c].keep[child]) continue;
-      graphs.push_back(&chunks_[c].kernel_level[j]);
+  for (size_t c = 0; c < batch.chunk_count; ++c) {
+    const Chunk& chunk = batch.chunks[c];
+    for (size_t j = 0; j < chunk.kernel_level.size(); ++j) {
+      const uint32_t child = chunk.kernel_level_child[j];
+      if (!chunk.keep[child]) continue;
+      graphs.push_back(&chunk.kernel_level[j]);
       where.emplace_back(static_cast<uint32_t>(c), child);
     }
+  }
   if (graphs.empty()) return;
-  const GpuSpec gpu = *gpu_preset(opt_.cost_gpu);
+  const GpuSpec gpu = *gpu_preset(cost_gpu_);
   std::vector<double> cost(graphs.size());
   std::vector<uint64_t> tie(graphs.size());
-  parallel(&IdleTimes::dedup, graphs.size(), [&](size_t k, int) {
+  team_.each(&IdleTimes::dedup, graphs.size(), [&](size_t k, int) {
     cost[k] = estimate(*graphs[k], gpu).estimated_us;
-    tie[k] = chunks_[where[k].first].keys[where[k].second];
+    tie[k] = batch.chunks[where[k].first].keys[where[k].second];
   });
-  collector_.c.phase_s.dedup += seconds_since(t0);
+  collector_.c.phase_s.dedup += seconds_since(start);
 
-  t0 = Clock::now();
+  start = Clock::now();
   FunctionClasses classes;
-  e_.verifier.backend().classify_functions(graphs, cost, tie, classes, cut_flag());
+  engine_.verifier.backend().classify_functions(graphs, cost, tie, classes, stop_);
   collector_.c.fingerprint_evals += graphs.size();
-  collector_.c.phase_s.fingerprint += seconds_since(t0);
-  if (cut()) return;  // the classes may be incomplete: none of them may join the known functions
+  collector_.c.phase_s.fingerprint += seconds_since(start);
+  if (raised(stop_)) return;  // the classes may be incomplete: none of them may join the known functions
 
-  t0 = Clock::now();
+  start = Clock::now();
   std::vector<uint8_t> explored(graphs.size(), 0);
   for (size_t j = 0; j < classes.keys.size(); ++j) {
     const uint32_t k = classes.best[j];
-    const auto [it, fresh] = seen_.try_emplace(classes.keys[j], cost[k]);
+    const auto [it, fresh] = known_.try_emplace(classes.keys[j], cost[k]);
     if (fresh || cost[k] < it->second) {
       it->second = cost[k];
       explored[k] = 1;
@@ -123,10 +138,10 @@ void Bfs::dedup_function() {
   }
   for (size_t k = 0; k < graphs.size(); ++k)
     if (!explored[k]) {
-      chunks_[where[k].first].keep[where[k].second] = 0;
+      batch.chunks[where[k].first].keep[where[k].second] = 0;
       ++collector_.c.pruned.dedup;
     }
-  collector_.c.phase_s.dedup += seconds_since(t0);
+  collector_.c.phase_s.dedup += seconds_since(start);
 }
 
 }  // namespace ugs::search_detail

@@ -1,0 +1,141 @@
+#include "search/bfs/completions.h"
+
+#include <omp.h>
+
+namespace ugs::search_detail {
+
+void Fed::clear() {
+  completions.clear();
+  owners.clear();
+  matched.clear();
+}
+
+Completions::Completions(const Engine& engine, std::deque<Worker>& workers, Worker& collector, bool batched,
+                         bool pipelined, const std::atomic<bool>* stop)
+    : engine_(engine), workers_(workers), collector_(collector), batched_(batched), pipelined_(pipelined),
+      stop_(stop) {
+  if (batched_)
+    feed_ = std::make_unique<FingerprintFeed>(engine.verifier.backend(), stop, static_cast<int>(workers.size()));
+}
+
+Completions::~Completions() = default;
+
+void Completions::begin(const Batch& batch) {
+  now_ ^= 1;
+  if (fed_[now_].size() < batch.own_chunks) fed_[now_].resize(batch.own_chunks);
+  if (feed_) before_mark_ = feed_->mark();
+}
+
+void Completions::hand_in(size_t c) {
+  Fed& f = fed_[now_][c];
+  if (feed_ && !f.completions.empty()) feed_->add(f.completions, &f.matched);
+}
+
+void Completions::verify(const Batch& batch, Team& team) {
+  runs_.clear();
+  verified_.assign(batch.size(), 0);
+  if (!feed_) return;  // completions verified as they came (the expander)
+  fingerprint(batch);
+  if (graphs_.empty() || raised(stop_)) return;  // stopped: the fingerprints may be incomplete
+  for (size_t k = 0; k < graphs_.size();) {
+    size_t end = k;
+    bool any = false;
+    while (end < graphs_.size() && owner_[end] == owner_[k]) any |= fp_.match[end++] != 0;
+    if (any) runs_.emplace_back(k, end);
+    k = end;
+  }
+  if (!runs_.empty() && engine_.verifier.confirms_on_device()) confirm_field_tests_in_bulk();
+  // One run: its confirmation with the evaluator's own threads (blocks, rows); more: side by side,
+  // each on one thread (the float64 check of a large candidate gains little from the evaluator's).
+  if (runs_.size() <= 1)
+    for (size_t j = 0; j < runs_.size(); ++j) confirm_run(j);
+  else
+    team.each(&IdleTimes::confirm, runs_.size(), [&](size_t j, int) { confirm_run(j); }, /*dynamic=*/true);
+}
+
+// The completions to verify into graphs_, owner_ and fp_.match, in batch order, once the feed has
+// their flags: the carried states' (fed while the batch before expanded, and while this one did) and,
+// when the batch drains, its own. The feed's time in backend calls is the phase's, though it
+// overlapped the expansion.
+void Completions::fingerprint(const Batch& batch) {
+  const auto start = Clock::now();
+  collector_.c.phase_s.fingerprint += feed_->wait(batch.draining ? FingerprintFeed::kAll : before_mark_).call_s;
+  wait_s_ += seconds_since(start);
+  graphs_.clear();
+  owner_.clear();
+  fp_.match.clear();
+  if (batch.size() > batch.own) gather(fed_[now_ ^ 1], before_chunks_, static_cast<uint32_t>(batch.own));
+  if (batch.draining) gather(fed_[now_], batch.own_chunks, 0);
+  collector_.c.fingerprint_evals += graphs_.size();
+}
+
+// Owners in `fed` are batch states less first_owner.
+void Completions::gather(std::vector<Fed>& fed, size_t chunks, uint32_t first_owner) {
+  for (size_t c = 0; c < chunks; ++c) {
+    const Fed& f = fed[c];
+    for (size_t k = 0; k < f.completions.size(); ++k) {
+      graphs_.push_back(&f.completions[k]);
+      owner_.push_back(first_owner + f.owners[k]);
+    }
+    fp_.match.insert(fp_.match.end(), f.matched.begin(), f.matched.end());
+  }
+}
+
+// The field tests of every matching completion of the runs, one backend call per test (the device
+// tests some a run-by-run confirmation would have skipped after an earlier pass: cheaper than calls).
+void Completions::confirm_field_tests_in_bulk() {
+  const auto start = Clock::now();
+  matched_.clear();
+  matched_at_.assign(graphs_.size(), 0);
+  for (const auto& [begin, end] : runs_)
+    for (size_t k = begin; k < end; ++k)
+      if (fp_.match[k]) {
+        matched_at_[k] = static_cast<uint32_t>(matched_.size());
+        matched_.push_back(graphs_[k]);
+      }
+  engine_.verifier.confirm_field_tests(matched_, confirm_passes_);
+  collector_.c.phase_s.verify += seconds_since(start);
+}
+
+// Confirms run j's matching completions in order; the first that passes is recorded.
+void Completions::confirm_run(size_t j) {
+  const auto start = Clock::now();
+  Worker& worker = workers_[omp_get_thread_num()];
+  const bool bulk = engine_.verifier.confirms_on_device();
+  const size_t tests = static_cast<size_t>(engine_.verifier.confirm_tests());
+  for (size_t k = runs_[j].first; k < runs_[j].second && !raised(stop_); ++k) {
+    if (!fp_.match[k]) continue;
+    ++worker.c.fingerprint_passes;
+    const VerifyResult outcome =
+        bulk ? engine_.verifier.confirm_with(*graphs_[k],
+                                             std::span(confirm_passes_).subspan(matched_at_[k] * tests, tests))
+             : engine_.verifier.confirm(*graphs_[k], stop_);
+    if (outcome.stopped) break;
+    if (!outcome.equivalent) {
+      ++worker.c.confirm_failures;
+      continue;
+    }
+    ++worker.c.verified;
+    worker.found.push_back(*graphs_[k]);
+    verified_[owner_[k]] = 1;
+    break;
+  }
+  worker.c.phase_s.verify += seconds_since(start);
+}
+
+void Completions::carry(const Batch& batch, std::vector<NodeId>& carried) {
+  carried.clear();
+  before_chunks_ = batch.own_chunks;
+  if (batch.draining) return;
+  for (size_t c = 0; c < batch.own_chunks; ++c) {
+    const std::vector<uint32_t>& deferred = batch.chunks[c].deferred;
+    size_t j = 0;  // owners and deferred both ascend
+    for (uint32_t& owner : fed_[now_][c].owners) {
+      while (deferred[j] != owner) ++j;
+      owner = static_cast<uint32_t>(carried.size() + j);
+    }
+    for (uint32_t i : deferred) carried.push_back(batch.nodes[i]);
+  }
+}
+
+}  // namespace ugs::search_detail

@@ -1,0 +1,85 @@
+#pragma once
+// The expansion of one batch. Each thread's cursor walks to each state of its chunk (a step back and a
+// step forward from the previous one, mostly) and, while the state is hot in cache, generates its
+// steps: a step whose query the oracle's cache knows (nearly all) is settled at once, the others wait
+// for the batch's one oracle call. A child is its parent and its step: nothing is encoded. The states
+// with completions go through Completions first; a verified one is not expanded.
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "search/bfs/batch.h"
+#include "search/bfs/completions.h"
+#include "search/bfs/cursor.h"
+#include "search/bfs/level_store.h"
+#include "search/bfs/team.h"
+#include "ugs/search/engine.h"
+#include "ugs/search/search.h"
+
+namespace ugs::search_detail {
+
+class RankExchange;
+
+class Expander {
+ public:
+  // `stop`: null where a batch must run to its end (ranks).
+  Expander(const Engine& engine, Dedup dedup, std::deque<Worker>& workers, Worker& collector, Team& team,
+           Completions& completions, const std::atomic<bool>* stop);
+
+  Batch& batch() { return batch_; }
+  const Batch& batch() const { return batch_; }
+  // The next batch: the last n pending states of the current depth, then the states carried from the
+  // batch before (Completions::carry).
+  void begin(const LevelStore& store, int depth, size_t n, const std::vector<NodeId>& carried);
+
+  // The phases, in order; each may be cut short by the stop.
+  // Every own state visited: completions handed to Completions or verified at once, steps generated.
+  void expand_chunks(LevelStore& store);
+  // The carried states and, when the batch drains, its own with completions: each counts as a state
+  // now, and those none of whose completions passed are expanded.
+  void expand_deferred(const LevelStore& store);
+  // The queries the cache did not know, in one oracle call that answers each distinct one once (with
+  // ranks, those only z3 can answer once over all ranks); then the children of the kept steps.
+  void settle_misses(const LevelStore& store, RankExchange& exchange);
+  // The children that survived dedup and routing into the threads' open slabs of depth + 1: thread t
+  // takes the t-th of equal slices of the batch's children in chunk order, so the level's order does
+  // not depend on timing, and the copying is balanced however unevenly the children fall in chunks.
+  void keep_children(LevelStore& store);
+
+  // This batch's steps, and the queries the cache answered inline.
+  uint64_t candidates() const;
+  uint64_t cache_hits() const;
+
+ private:
+  // A thread's scratch memory, reused by every batch.
+  struct alignas(64) Scratch {
+    Cursor cursor;  // on the batch state being expanded
+    std::unique_ptr<FingerprintContext> fingerprints;  // the backend's reuse between this thread's candidates
+    State child;  // function dedup: a child, applied to a copy of its parent
+    std::vector<Step> steps;
+    uint64_t candidates = 0, cache_hits = 0;  // this batch's
+  };
+  static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor
+
+  void visit(const LevelStore& store, uint32_t i, int thread);  // moves the thread's cursor to batch state i
+  void generate(uint32_t i, Chunk& chunk, int thread);           // state i, under the thread's cursor
+  void make_child(uint32_t i, const Step& step, Chunk& chunk, int thread);
+
+  const Engine& engine_;
+  const Dedup dedup_;
+  std::deque<Worker>& workers_;
+  Worker& collector_;
+  Team& team_;
+  Completions& completions_;
+  const std::atomic<bool>* stop_;
+  int depth_ = 0;
+  Batch batch_;
+  std::vector<Scratch> scratch_;
+  std::vector<expr::ExprId> queries_;  // reused between batches
+  std::vector<uint8_t> answers_;
+  std::vector<size_t> first_child_;    // keep_children: chunk c's children start at first_child_[c]
+};
+
+}  // namespace ugs::search_detail

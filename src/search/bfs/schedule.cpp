@@ -1,0 +1,36 @@
+#include "search/bfs/schedule.h"
+
+#include <algorithm>
+
+namespace ugs::search_detail {
+
+bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& chunks) {
+  const bool over = limit_bytes_ > 0 && view.bytes > limit_bytes_;
+  auto has = [&](int depth) { return view.sizes[depth] > 0; };
+  const bool next_has = current_ + 1 < static_cast<int>(view.sizes.size()) && has(current_ + 1);
+  if (next_has && (!has(current_) || over)) {
+    if (has(current_)) ++chunks;
+    ++current_;
+    return true;
+  }
+  if (has(current_)) return true;
+  for (int depth = current_ - 1; depth >= 0; --depth)
+    if (has(depth)) {
+      store.retreat(depth);
+      current_ = depth;
+      return true;
+    }
+  return false;
+}
+
+size_t Schedule::batch_size(size_t pending, const FrontierView& view) const {
+  const size_t n = std::min(pending, max_batch_);
+  if (limit_bytes_ == 0) return n;
+  const double per_state = expanded_ ? double(children_bytes_) / double(expanded_) : 4096.0;
+  // With ranks, the limit is on the whole frontier and every rank expands its share of the room.
+  const double room = double(limit_bytes_) - double(view.bytes);
+  const size_t fit = room > 0 ? static_cast<size_t>(room / per_state / ranks_) : 0;
+  return std::min(n, std::max(fit, kMinBatch));
+}
+
+}  // namespace ugs::search_detail

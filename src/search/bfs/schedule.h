@@ -1,0 +1,56 @@
+#pragma once
+// Which depth the breadth-first engine expands next, and how many of its states at once. Without a
+// memory limit every level is finished before the next: each is one level of the search. Past the
+// limit, the newest level is expanded first, so the frontier shrinks toward the leaves (depth-first
+// over chunks), in batches sized to the room left; when a level runs out, the deepest one still
+// holding states is next, and the levels below it, all expanded, go. The sizes it decides on are the
+// frontier's over every rank (RankExchange::sync), so that every rank takes the same decision.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "search/bfs/level_store.h"
+
+namespace ugs::search_detail {
+
+// The frontier as the schedule sees it: summed over ranks.
+struct FrontierView {
+  bool stop = false;            // some rank was stopped
+  uint64_t bytes = 0;           // the frontier's bytes
+  std::vector<uint64_t> sizes;  // pending states per depth
+};
+
+class Schedule {
+ public:
+  // `memory_limit_mib` 0: none. `max_batch`: the config's bfs_batch. `ranks`: 1 in one process.
+  Schedule(int64_t memory_limit_mib, size_t max_batch, int ranks)
+      : limit_bytes_(memory_limit_mib > 0 ? size_t(memory_limit_mib) << 20 : 0), max_batch_(max_batch),
+        ranks_(ranks) {}
+
+  int current() const { return current_; }
+  void resume_at(int depth) { current_ = depth; }
+  // Moves to the next depth to expand (dropping the expanded levels below it from `store` when it goes
+  // back up); false when none is left. A move down while the current depth still has states (the
+  // limit passed) counts as a chunk.
+  bool advance(const FrontierView& view, LevelStore& store, uint64_t& chunks);
+  // A whole batch of the current depth's `pending` states, or under the limit as many states as the
+  // room left holds children for (by the children's bytes per state so far), at least kMinBatch: the
+  // frontier passes the limit by at most about the children of kMinBatch states.
+  size_t batch_size(size_t pending, const FrontierView& view) const;
+  // What a batch cost: the states whose children were kept, and their bytes.
+  void count(uint64_t states, uint64_t children_bytes) {
+    expanded_ += states;
+    children_bytes_ += children_bytes;
+  }
+
+  static constexpr size_t kMinBatch = 16;
+
+ private:
+  const size_t limit_bytes_;
+  const size_t max_batch_;
+  const int ranks_;
+  int current_ = 0;
+  uint64_t expanded_ = 0, children_bytes_ = 0;
+};
+
+}  // namespace ugs::search_detail
