@@ -98,7 +98,8 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
       stop_(ranks_of(options) ? nullptr : &engine.stop),
       team_(workers, result.idle),
       store_(static_cast<int>(workers.size())),
-      schedule_(options.memory_limit_mib, static_cast<size_t>(cfg.bfs_batch), ranks_of(options) ? options.comm->size() : 1),
+      schedule_(options.memory_limit_mib, static_cast<size_t>(cfg.bfs_batch),
+                ranks_of(options) ? options.comm->size() : 1),
       exchange_(ranks_of(options), engine, team_, collector, result),
       completions_(engine, workers, collector, batched(cfg, engine),
                    batched(cfg, engine) && options.memory_limit_mib <= 0 && !ranks_of(options), stop_),
@@ -120,33 +121,34 @@ void Bfs::start(const State& root) {
 // A checkpoint's states carry expression ids of the pool that wrote them: each is recomputed in this
 // run's pool from the state's graph, and the state becomes a base of its level.
 void Bfs::resume() {
-  Checkpoint c = exchange_.load(*options_.checkpoints, run_key_, cfg_.rules());
-  store_.reset(c.layers.size());
+  Checkpoint checkpoint = exchange_.load(*options_.checkpoints, run_key_, cfg_.rules());
+  store_.reset(checkpoint.layers.size());
   State state;
-  for (size_t d = 0; d < c.layers.size(); ++d) {
+  for (size_t d = 0; d < checkpoint.layers.size(); ++d) {
     NodeSlab slab;
     Frontier layer, fresh;
-    layer.assign(std::move(c.layers[d].states), c.layers[d].count);
+    layer.assign(std::move(checkpoint.layers[d].states), checkpoint.layers[d].count);
     for (size_t i = 0; i < layer.size(); ++i) {
       layer.decode_at(i, state);
       rebuild_expressions(state, engine_.gen.pool());
       fresh.clear();
       fresh.push(state);
       if (slab.full()) store_.level(static_cast<int>(d)).add(std::exchange(slab, NodeSlab{}));
-      slab.push_base(fresh.state_bytes(0), fresh.bytes_of(0), c.layers[d].keys[i]);
+      slab.push_base(fresh.state_bytes(0), fresh.bytes_of(0), checkpoint.layers[d].keys[i]);
     }
     store_.level(static_cast<int>(d)).add(std::move(slab));
   }
-  schedule_.resume_at(c.current);
-  collector_.c = c.counters;
-  for (size_t t = 0; t < c.workers.size(); ++t) (t < workers_.size() ? workers_[t].c : collector_.c) += c.workers[t];
-  collector_.found = std::move(c.found);
-  dedup_.restore(c.seen);
-  result_.levels = std::move(c.levels);
-  result_.expr = c.expr;
-  result_.wall_s = c.wall_s;
-  result_.peak_frontier_mib = c.peak_frontier_mib;
-  result_.chunks = c.chunks;
+  schedule_.resume_at(checkpoint.current);
+  collector_.c = checkpoint.counters;
+  for (size_t t = 0; t < checkpoint.workers.size(); ++t)
+    (t < workers_.size() ? workers_[t].c : collector_.c) += checkpoint.workers[t];
+  collector_.found = std::move(checkpoint.found);
+  dedup_.restore(checkpoint.seen);
+  result_.levels = std::move(checkpoint.levels);
+  result_.expr = checkpoint.expr;
+  result_.wall_s = checkpoint.wall_s;
+  result_.peak_frontier_mib = checkpoint.peak_frontier_mib;
+  result_.chunks = checkpoint.chunks;
 }
 
 void Bfs::run() {
@@ -287,24 +289,25 @@ void Bfs::save(bool complete) {
   if (!options_.checkpoints) return;
   store_.flush();
   const Committed done = cut_ ? before_batch_ : committed();
-  Checkpoint c;
-  c.run_key = run_key_;
-  c.current = schedule_.current();
-  c.layers = materialize();
-  c.counters = done.collector;
-  c.workers = done.workers;
-  c.levels = done.levels;
-  c.found = collector_.found;  // what a resumed checkpoint brought: a batch adds nothing there
+  Checkpoint checkpoint;
+  checkpoint.run_key = run_key_;
+  checkpoint.current = schedule_.current();
+  checkpoint.layers = materialize();
+  checkpoint.counters = done.collector;
+  checkpoint.workers = done.workers;
+  checkpoint.levels = done.levels;
+  checkpoint.found = collector_.found;  // what a resumed checkpoint brought: a batch adds nothing there
   for (size_t t = 0; t < workers_.size(); ++t)
-    c.found.insert(c.found.end(), workers_[t].found.begin(), workers_[t].found.begin() + done.found[t]);
-  c.seen = dedup_.known_functions();
-  c.expr = result_.expr;
-  c.expr += done.expr;
-  c.wall_s = result_.wall_s + seconds_since(start_time_);
-  c.peak_frontier_mib = result_.peak_frontier_mib;
-  c.chunks = result_.chunks;
-  c.complete = complete;
-  exchange_.store(*options_.checkpoints, c);
+    checkpoint.found.insert(checkpoint.found.end(), workers_[t].found.begin(),
+                            workers_[t].found.begin() + done.found[t]);
+  checkpoint.seen = dedup_.known_functions();
+  checkpoint.expr = result_.expr;
+  checkpoint.expr += done.expr;
+  checkpoint.wall_s = result_.wall_s + seconds_since(start_time_);
+  checkpoint.peak_frontier_mib = result_.peak_frontier_mib;
+  checkpoint.chunks = result_.chunks;
+  checkpoint.complete = complete;
+  exchange_.store(*options_.checkpoints, checkpoint);
 }
 
 }  // namespace

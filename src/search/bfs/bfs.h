@@ -1,5 +1,6 @@
 #pragma once
-// The level-synchronous search (DESIGN §5 `bfs`), the project's design; docs/bfs.md tells it whole.
+// The level-synchronous search (docs/design.md §5 `bfs`), the project's design; docs/bfs.md tells it
+// whole.
 // The frontier is a tree of steps (state_tree.h: a state is its parent and one step) kept by depth in
 // a LevelStore, which each thread walks with a cursor (cursor.h). The Schedule picks the depth to
 // expand and the batch's size (under a memory limit, depth-first over chunks). A batch goes through

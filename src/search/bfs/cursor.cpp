@@ -66,7 +66,7 @@ void Cursor::take_back() {
       s_.g.pop_op();
       s_.kexpr.resize(s_.g.num_tensors());
       s_.open = true;
-      s_.b = closed_.back().b;
+      s_.b = closed_.back().block;
       s_.bexpr = closed_.back().bexpr;
       closed_.pop_back();
       break;

@@ -29,7 +29,7 @@ class Cursor {
   // A closing cannot be taken back from the closed state alone: the block graph (before its savers
   // were added) and its tiles' expressions are kept until it is.
   struct Closed {
-    BlockGraph b;
+    BlockGraph block;
     FixedVec<expr::ExprId, kMaxTiles> bexpr;
   };
   void apply(const Level& level, int depth, NodeId id, const Generator& gen);

@@ -1,13 +1,12 @@
 #pragma once
 // A thread beside a breadth-first batch's workers that fingerprints each chunk's completions through
 // the run's backend as soon as the chunk is expanded, so that a device works while the host expands
-// the rest of the batch. Without it the batch's one call began after the whole batch was expanded
-// and every worker waited for it: on the H100 machine at 16 threads, 1.1 s of full gqa's 4.8 s and
-// 1.7 s of qknorm_gqa's 23 to 27 s. What is handed in while a call runs goes into the next call, so
-// calls grow when the device falls behind. A batch may wait only for what an earlier batch handed in
-// (mark(), wait(upto)), so that its own completions are fingerprinted while the next batch expands.
-// With the CPU backend on a full-size program (wants_batches) a call shares its candidates among the
-// run's threads. Internal to src/search.
+// the rest of the batch, instead of one call after the whole batch is expanded, for which every
+// worker would wait (on a device, a large share of a full-size search). What is handed in while a
+// call runs goes into the next call, so calls grow when the device falls behind. A batch may wait
+// only for what an earlier batch handed in (mark(), wait(upto)), so that its own completions are
+// fingerprinted while the next batch expands. With the CPU backend on a full-size program
+// (wants_batches) a call shares its candidates among the run's threads. Internal to src/search.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>

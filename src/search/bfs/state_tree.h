@@ -1,7 +1,7 @@
 #pragma once
 // The breadth-first frontier as a tree of steps. A state is stored as its parent plus the one step
-// that made it: a 16-byte node, where a whole encoding takes about 130 bytes (gqa_small), so a level
-// costs an eighth of the memory, and expanding it costs one step taken back and one applied per state
+// that made it: a 16-byte node, where a whole encoding takes about a hundred bytes or more, so a level
+// costs a fraction of the memory, and expanding it costs one step taken back and one applied per state
 // (Cursor, cursor.h) instead of a decode, and nothing per child but the node. The levels above the
 // one being expanded stay, as the ancestors of what is left. A state with no parent in the tree (the
 // root, a resumed checkpoint's states, those another rank sent) is a base: its encoding is kept
