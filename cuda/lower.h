@@ -1,6 +1,6 @@
 #pragma once
 // One kernel op of a candidate as a block program (host side). A graph-defined kernel keeps its grid,
-// loop, maps, ops and savers exactly (DESIGN §2); a predefined op becomes the block program a library
+// loop, maps, ops and savers exactly (docs/design.md §2); a predefined op becomes the block program a library
 // kernel would be: its output split into tiles over a grid with one axis per 4-D dim (a matmul or a
 // long reduction also loops over the contracted dim into an accumulator). The field is exact, so any
 // split computes the same values as the CPU evaluator's loops.

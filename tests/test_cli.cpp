@@ -1,5 +1,5 @@
 // The real binary: malformed programs each get their specific one-line message and exit 2, nothing
-// else happens; verbs answer with the exit statuses of DESIGN §9.
+// else happens; verbs answer with the exit statuses of docs/design.md §9.
 #include <gtest/gtest.h>
 
 #include <filesystem>

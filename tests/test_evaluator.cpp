@@ -1,4 +1,4 @@
-// The evaluator against naive per-element references, and the block-graph semantics of DESIGN §2 on
+// The evaluator against naive per-element references, and the block-graph semantics of docs/design.md §2 on
 // small hand-checked examples.
 #include <gtest/gtest.h>
 #include <omp.h>

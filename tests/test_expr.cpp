@@ -1,4 +1,4 @@
-// Abstract expressions: sizes, hash-consing, the normal form against every axiom of DESIGN §4, the
+// Abstract expressions: sizes, hash-consing, the normal form against every axiom of docs/design.md §4, the
 // pool's limits, printing and parsing, and the op -> expression mapping on the reference μGraphs.
 #include <gtest/gtest.h>
 
@@ -115,7 +115,7 @@ TEST_F(Pool, HashConsingGivesOneIdPerTerm) {
   EXPECT_GT(m, n);
 }
 
-// Every equivalence axiom of DESIGN §4, instantiated with compound x, y, z, has one normal form.
+// Every equivalence axiom of docs/design.md §4, instantiated with compound x, y, z, has one normal form.
 TEST_F(Pool, EveryEquivalenceAxiomHolds) {
   const ExprId x = e("X + sum(3, Y)"), y = e("exp(Z) / W"), z = e("sqrt(Y*V) + X");
   const Size i = *Size::of(6), j = *Size::of(35);
@@ -190,7 +190,7 @@ TEST_F(Pool, FactsAreMonotoneFeatures) {
   EXPECT_FALSE(p.facts(e("X + Y + Z")).within(t));  // more summands than any sum of t
 }
 
-// The mapping of DESIGN §4, op by op.
+// The mapping of docs/design.md §4, op by op.
 TEST_F(Pool, OpExpressions) {
   auto op = [](OpKind k, int dim = 0, int to = 0) {
     Op o;

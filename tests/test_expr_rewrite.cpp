@@ -1,5 +1,5 @@
 // Soundness of the normal form and of the oracle's rejections, by random rewriting: a random term is
-// rewritten many times by the axioms of DESIGN §4 (both directions, anywhere in the tree). The result
+// rewritten many times by the axioms of docs/design.md §4 (both directions, anywhere in the tree). The result
 // must have the same normal form, and every subterm of every rewritten version must be kept by the
 // oracle (no prefix of an equivalent μGraph is ever pruned).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Field arithmetic against a naive 128-bit reference, and the properties DESIGN §3 relies on.
+// Field arithmetic against a naive 128-bit reference, and the properties docs/design.md §3 relies on.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -101,7 +101,7 @@ TYPED_TEST(FieldTest, ExpTurnsSumsIntoProducts) {
   for (int i = 0; i < 500; ++i) {
     const FieldPair a = ar.sample(rng()), b = ar.sample(rng());
     const FieldPair lhs = ar.exp(ar.add(a, b)), rhs = ar.mul(ar.exp(a), ar.exp(b));
-    EXPECT_EQ(lhs.p, rhs.p);  // the q-component of an exp is lost (0), as DESIGN §3 states
+    EXPECT_EQ(lhs.p, rhs.p);  // the q-component of an exp is lost (0), as docs/design.md §3 states
     EXPECT_EQ(lhs.q, 0u);
   }
 }

@@ -1,4 +1,4 @@
-// Programs: the built-ins parse with the shapes of DESIGN §7, and the LAX rule is enforced per path.
+// Programs: the built-ins parse with the shapes of docs/design.md §7, and the LAX rule is enforced per path.
 #include <gtest/gtest.h>
 
 #include "test_util.h"

@@ -1,5 +1,5 @@
 // The generator and the depth-first strategies: the same μGraphs whatever the strategy and thread
-// count, the known μGraphs of DESIGN §7 found again, nothing found twice, runs repeatable.
+// count, the known μGraphs of docs/design.md §7 found again, nothing found twice, runs repeatable.
 #include <gtest/gtest.h>
 
 #include <set>

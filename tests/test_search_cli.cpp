@@ -1,4 +1,4 @@
-// `ugsearch search`: the results file of DESIGN §9, --time-limit (exit 3, a partial file whose μGraphs
+// `ugsearch search`: the results file of docs/design.md §9, --time-limit (exit 3, a partial file whose μGraphs
 // are a subset of the full run's), SIGTERM (exit 143, a partial file), --quiet, and bad configs
 // rejected with exit 2.
 #include <gtest/gtest.h>

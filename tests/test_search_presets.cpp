@@ -1,6 +1,6 @@
 // The built-in presets searched completely, as issues 4 and 5 ask: for every _small program the three
 // depth-first strategies and bfs at 1 and 2 threads return one set of μGraph hashes, nothing twice, the
-// known μGraphs of DESIGN §7 among them (test_search checks that runs repeat). Slow: gqa_small takes
+// known μGraphs of docs/design.md §7 among them (test_search checks that runs repeat). Slow: gqa_small takes
 // about five minutes, the others seconds. Every full-size preset but qknorm_gqa's is searched once
 // (bfs, 2 threads), so that none of them comes back empty-handed: gqa takes about a minute on 2 cores,
 // the others seconds. qknorm_gqa's takes 3 to 6 minutes and 7 GiB, past what the suite can spend;

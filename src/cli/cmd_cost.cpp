@@ -1,4 +1,4 @@
-// `ugsearch cost PROGRAM|MUGRAPH [--gpu h100|a100] [--json]`: the cost model's breakdown (DESIGN §8):
+// `ugsearch cost PROGRAM|MUGRAPH [--gpu h100|a100] [--json]`: the cost model's breakdown (docs/design.md §8):
 // a program's three plans (unfused, xla, astitch), or one μGraph's cost.
 #include <fmt/format.h>
 

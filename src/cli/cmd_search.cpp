@@ -1,4 +1,4 @@
-// `ugsearch search PROGRAM`: run a search and write the results file (DESIGN §9). Exit 0, 3 when
+// `ugsearch search PROGRAM`: run a search and write the results file (docs/design.md §9). Exit 0, 3 when
 // --time-limit stopped it, 128 + the signal's number when SIGINT or SIGTERM did (stop_signals.h); a
 // stopped run's results so far are written and marked partial.
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// ugsearch <verb> ...: exit 0 success, 1 a negative answer, 2 bad input or usage (DESIGN §9), 3 the time
+// ugsearch <verb> ...: exit 0 success, 1 a negative answer, 2 bad input or usage (docs/design.md §9), 3 the time
 // limit, 4 a failure the input did not cause (a device error, memory exhausted): one line, not an abort.
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 
 namespace ugs::cli {
 
-// Exit status of a run that failed for a reason outside its input (DESIGN §9's 0-3 are the others).
+// Exit status of a run that failed for a reason outside its input (docs/design.md §9's 0-3 are the others).
 inline constexpr int kFailed = 4;
 
 struct Verb {

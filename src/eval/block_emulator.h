@@ -1,5 +1,5 @@
 #pragma once
-// Faithful emulation of one block graph (DESIGN §2, "Block-graph semantics, precisely"): every block
+// Faithful emulation of one block graph (docs/design.md §2, "Block-graph semantics, precisely"): every block
 // of the grid, every loop iteration, tiles loaded at the origins imap and fmap give, accumulators
 // folded across iterations, savers writing tiles at the origins omap gives. Blocks run in parallel;
 // each thread owns its scratch tiles.

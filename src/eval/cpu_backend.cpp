@@ -24,7 +24,7 @@ struct CpuContext final : FingerprintContext {
 };
 
 // A program of this many field ops or more costs about ten milliseconds an evaluation on one core:
-// every full-size program of DESIGN §7 but ntrans, and none of the _small ones (at most 2.1e6).
+// every full-size program of docs/design.md §7 but ntrans, and none of the _small ones (at most 2.1e6).
 constexpr int64_t kBatchesFromOps = 10'000'000;
 
 class CpuBackend final : public Backend {

@@ -1,5 +1,5 @@
 // The normal form's algebra (algebra.h): terms of an expression, building an expression from terms,
-// and the constructors add, mul, div and sum on normal forms. Each step below is one of DESIGN §4's
+// and the constructors add, mul, div and sum on normal forms. Each step below is one of docs/design.md §4's
 // equivalence axioms read left to right, so a normal form is provably equal to the term it came from,
 // and equal terms get equal normal forms (tests/test_expr.cpp checks every axiom).
 #include <algorithm>

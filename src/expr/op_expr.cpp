@@ -1,4 +1,4 @@
-// The op -> expression mapping of DESIGN §4 (include/ugs/expr/op_expr.h).
+// The op -> expression mapping of docs/design.md §4 (include/ugs/expr/op_expr.h).
 #include "ugs/expr/op_expr.h"
 
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// The oracle's structural decision (no solver): is e a subexpression of a target under DESIGN §4's
+// The oracle's structural decision (no solver): is e a subexpression of a target under docs/design.md §4's
 // axioms, read off the normal forms. Internal to src/expr; the reasoning is in structural.cpp.
 #include <span>
 #include <unordered_set>

@@ -1,4 +1,4 @@
-// The solver stage (z3_check.h). Every axiom below is one of DESIGN §4's, or (the last) a consequence
+// The solver stage (z3_check.h). Every axiom below is one of docs/design.md §4's, or (the last) a consequence
 // of them; asserting only true facts keeps "unsat => subexpression" sound, and "sat" means a model of
 // the axioms where e is no subexpression, so the least (intended) relation has none either.
 #include "z3_check.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The solver stage of the oracle: DESIGN §4's axioms as quantified formulas over an uninterpreted sort
+// The solver stage of the oracle: docs/design.md §4's axioms as quantified formulas over an uninterpreted sort
 // (as Mirage states them), reduction sizes as exponent vectors over primes (nested sums add vectors),
 // and the query "not (e ⊑ t)" for every target: unsat proves e ⊑ t, sat refutes it, anything else is
 // unknown. Each thread has its own z3 context and solver with the axioms asserted once; a query is

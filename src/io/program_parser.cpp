@@ -1,4 +1,4 @@
-// Program files (DESIGN §1): every rule broken gets one line naming the file, the op and the reason.
+// Program files (docs/design.md §1): every rule broken gets one line naming the file, the op and the reason.
 #include <algorithm>
 #include <map>
 #include <set>

@@ -76,7 +76,7 @@ json stats_json(const SearchResult& r) {
           {"peak_rss_mib", r.peak_rss_mib}};
 }
 
-// The input program's three reference plans (DESIGN §8), priced on the run's GPU, so a results file
+// The input program's three reference plans (docs/design.md §8), priced on the run's GPU, so a results file
 // alone can compare the μGraphs found with what fusion compilers would do.
 json plans_json(const KernelGraph& program, const GpuSpec& gpu) {
   json r;

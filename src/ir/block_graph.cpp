@@ -1,4 +1,4 @@
-// Validating construction of block graphs (DESIGN §2: imap, fmap, loop, accumulators, savers).
+// Validating construction of block graphs (docs/design.md §2: imap, fmap, loop, accumulators, savers).
 #include <array>
 
 #include "ugs/ir/graph.h"

@@ -1,4 +1,4 @@
-// Validating construction of kernel graphs (DESIGN §2).
+// Validating construction of kernel graphs (docs/design.md §2).
 #include <array>
 
 #include "ugs/ir/graph.h"

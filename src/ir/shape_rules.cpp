@@ -1,4 +1,4 @@
-// Shape inference for one op (DESIGN §1 table and the block ops of §2).
+// Shape inference for one op (docs/design.md §1 table and the block ops of §2).
 #include <span>
 
 #include "ugs/ir/graph.h"

@@ -1,5 +1,5 @@
 #pragma once
-// What one block graph (one kernel, DESIGN §2) moves and computes, summed over its grid:
+// What one block graph (one kernel, docs/design.md §2) moves and computes, summed over its grid:
 //   device memory  each loader reads its tensor once per block along every axis that does not split
 //                  it: bytes(tensor) x the product of the grid sizes of its φ axes. A tile with fmap φ
 //                  is loaded once and stays in shared memory across the loop (the 96 KiB budget

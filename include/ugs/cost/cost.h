@@ -1,5 +1,5 @@
 #pragma once
-// The cost model (DESIGN §8, after AStitch): a μGraph's estimated time on a GpuSpec, from what each
+// The cost model (docs/design.md §8, after AStitch): a μGraph's estimated time on a GpuSpec, from what each
 // kernel moves through device memory and shared memory, the flops it performs, its grid, and one
 // launch per kernel. Kernels run one after another, so a graph's time is the sum of its kernels'.
 //
@@ -68,7 +68,7 @@ struct KernelCost {
 };
 
 struct Cost {
-  // The fields every search result carries (DESIGN §9).
+  // The fields every search result carries (docs/design.md §9).
   double estimated_us = 0;
   int64_t dram_bytes = 0;  // read + written
   int kernels = 0;
@@ -87,7 +87,7 @@ Cost sum_kernels(std::vector<KernelCost> kernels);
 // Any complete μGraph; a program is a kernel graph of predefined ops and is priced one kernel per op.
 Cost estimate(const KernelGraph& g, const GpuSpec& gpu);
 
-// The order of search results (DESIGN §9): estimated time, then the structural hash.
+// The order of search results (docs/design.md §9): estimated time, then the structural hash.
 bool ranks_before(const Cost& a, uint64_t hash_a, const Cost& b, uint64_t hash_b);
 
 }  // namespace ugs

@@ -1,5 +1,5 @@
 #pragma once
-// Costs as JSON: the three fields a search result carries (DESIGN §9) and the full breakdown that
+// Costs as JSON: the three fields a search result carries (docs/design.md §9) and the full breakdown that
 // `ugsearch cost --json` prints.
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // How an op reads an operand produced in the same kernel, and so where that data lives (AStitch's
-// stitching schemes, DESIGN §8). One rule for block graphs and for the plans' fused kernels:
+// stitching schemes, docs/design.md §8). One rule for block graphs and for the plans' fused kernels:
 //   element-wise op, operand of the result's shape  -> local    (one-to-one: the thread that made each
 //                                                                element uses it, in registers)
 //   element-wise op, broadcast operand              -> regional (one-to-many: through shared memory)

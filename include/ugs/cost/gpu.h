@@ -1,5 +1,5 @@
 #pragma once
-// The target GPU of the cost model (DESIGN §8): the few figures the model's formulas use. Each preset
+// The target GPU of the cost model (docs/design.md §8): the few figures the model's formulas use. Each preset
 // names the source of every number in src/cost/gpu.cpp; figures that no datasheet gives (launch
 // overhead, how much device memory one SM can draw) are the model's stated assumptions.
 #include <cstdint>

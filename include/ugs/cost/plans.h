@@ -1,5 +1,5 @@
 #pragma once
-// Three reference plans of an input program, priced by the same model as μGraphs (DESIGN §8). Each
+// Three reference plans of an input program, priced by the same model as μGraphs (docs/design.md §8). Each
 // plan cuts the program's dataflow (flow.h) into kernels, visiting nodes in program order:
 //   unfused  one kernel per op, as a framework runs it (rms_norm is one library kernel).
 //   xla      a node joins the kernel of its most recently produced operand when that kernel is still

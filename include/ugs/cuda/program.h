@@ -1,6 +1,6 @@
 #pragma once
 // The device's view of a batch (issue 6): every kernel op of every candidate becomes a *block program*
-// (a graph-defined kernel as DESIGN §2 states it, or a predefined op split into tiles the same way) bound
+// (a graph-defined kernel as docs/design.md §2 states it, or a predefined op split into tiles the same way) bound
 // to the candidate's tensors by a *job*. One work item is one grid block of one job; the interpreter
 // (cuda/agent_interpret.h) runs it in one CUDA block, on the device or, for tests, on host threads.
 // Plain trivially copyable structs: built on the host, copied to the device as bytes.

@@ -1,5 +1,5 @@
 #pragma once
-// Bulk fingerprints (DESIGN §3): a backend evaluates many kernel graphs at once on the run's fixed
+// Bulk fingerprints (docs/design.md §3): a backend evaluates many kernel graphs at once on the run's fixed
 // inputs and ω and reports, for each, a 64-bit hash of every kernel tensor and whether its outputs
 // equal the program's element by element. The breadth-first search hands it a whole level; the
 // depth-first ones one candidate at a time, as Mirage does. `cpu` (OpenMP over graphs) always

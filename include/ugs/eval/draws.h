@@ -1,5 +1,5 @@
 #pragma once
-// The run's draws from its seed (DESIGN §3): ω, and the fixed inputs as counter-based draws. Element e
+// The run's draws from its seed (docs/design.md §3): ω, and the fixed inputs as counter-based draws. Element e
 // of input i depends on (seed, i, e) alone, so any split of the work, on the host or on a device, draws
 // the same tensors. Host-and-device code, so that the CUDA backend draws its inputs where they stay.
 #include <cstdint>

@@ -1,8 +1,8 @@
 #pragma once
-// The one evaluator (DESIGN §3): runs a kernel graph (a program is one too) on concrete inputs, with
+// The one evaluator (docs/design.md §3): runs a kernel graph (a program is one too) on concrete inputs, with
 // the scalar arithmetic as a template parameter: WideArith, MirageArith (finite-field pairs) or
 // RealArith (float64). Block graphs are emulated block by block and iteration by iteration, tiles
-// placed by imap/fmap/omap exactly as DESIGN §2 states; OpenMP runs blocks (or output rows) in
+// placed by imap/fmap/omap exactly as docs/design.md §2 states; OpenMP runs blocks (or output rows) in
 // parallel.
 #include <cstdint>
 #include <span>

@@ -1,5 +1,5 @@
 #pragma once
-// Fingerprint hashes (DESIGN §3). A tensor's hash is the sum (mod 2^64) over its elements of a mix of
+// Fingerprint hashes (docs/design.md §3). A tensor's hash is the sum (mod 2^64) over its elements of a mix of
 // (flat index, value), finished with its shape on the host: a sum, so every order of reduction (an
 // OpenMP loop, a CUB reduction on the device) gives the same bits, and the CPU and CUDA backends agree.
 #include <cstdint>

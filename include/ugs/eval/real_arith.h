@@ -1,5 +1,5 @@
 #pragma once
-// Real arithmetic in float64: the evaluator's third scalar, for the numerical check of DESIGN §3.
+// Real arithmetic in float64: the evaluator's third scalar, for the numerical check of docs/design.md §3.
 #include <cmath>
 #include <cstdint>
 #include <string_view>

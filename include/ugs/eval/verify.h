@@ -1,5 +1,5 @@
 #pragma once
-// Equivalence of a candidate μGraph with a program (DESIGN §3): independent random finite-field
+// Equivalence of a candidate μGraph with a program (docs/design.md §3): independent random finite-field
 // tests (fresh inputs and ω each), then a float64 evaluation on random real inputs.
 #include <atomic>
 #include <cstdint>

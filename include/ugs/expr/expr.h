@@ -1,5 +1,5 @@
 #pragma once
-// Abstract expressions (DESIGN §4), hash-consed in normal form: every ExprId names one class of terms
+// Abstract expressions (docs/design.md §4), hash-consed in normal form: every ExprId names one class of terms
 // equal under the equivalence axioms, so two tensors have equivalent expressions exactly when their
 // ids are equal, and the oracle's cache, a batch's deduplication and "occurs in the target" are id
 // comparisons. An op's expression is built from its operands' (one step per op, memoized), never

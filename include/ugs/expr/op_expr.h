@@ -1,5 +1,5 @@
 #pragma once
-// The abstract expression of an op's output from its operands' (DESIGN §4), one op at a time:
+// The abstract expression of an op's output from its operands' (docs/design.md §4), one op at a time:
 //   matmul(A, B) -> sum(k, A*B), k the contracted length (a tile's k inside a block graph)
 //   reduce_sum(dim) -> sum(len, x);  square(x) -> x*x;  rms_norm(x) -> x / rms(n, x), n the last dim
 //   reduce_sum_to(dim, c) -> sum(len / c, x);  accum_sum -> sum(F, x);  accum_sum_lastdim -> sum(F*last, x)

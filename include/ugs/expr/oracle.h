@@ -1,5 +1,5 @@
 #pragma once
-// The subexpression oracle (DESIGN §4): is a candidate op's expression a subexpression of the
+// The subexpression oracle (docs/design.md §4): is a candidate op's expression a subexpression of the
 // program's, under the axioms? A query is answered by the first stage that can:
 //   1. a memo cache shared by all threads (one entry per distinct expression id, lock-free reads);
 //   2. a structural decision on the normal forms, no solver (monotone facts reject; an occurrence in
@@ -40,7 +40,7 @@ struct OracleConfig {
   bool log_z3 = false;     // keep z3's decisions for take_z3_log (a distributed search shares them)
 };
 
-// DESIGN §9 stats.expr. queries = cache_hits + structural + z3_calls + undecided.
+// docs/design.md §9 stats.expr. queries = cache_hits + structural + z3_calls + undecided.
 struct OracleStats {
   uint64_t queries = 0, cache_hits = 0, structural = 0, z3_calls = 0, z3_unknown = 0;
   double z3_s = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// Reduction sizes of abstract expressions (DESIGN §4) as prime factorizations. Nested sums multiply
+// Reduction sizes of abstract expressions (docs/design.md §4) as prime factorizations. Nested sums multiply
 // their sizes, sum(i, sum(j, x)) = sum(i·j, x); as exponent vectors over primes a product is a sum of
 // vectors, so the z3 encoding needs only linear integer arithmetic and sizes need not be powers of two.
 #include <array>

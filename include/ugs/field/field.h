@@ -1,5 +1,5 @@
 #pragma once
-// The finite-field scalar of the equivalence tests (DESIGN §3): a value is the pair (x mod p, x mod q)
+// The finite-field scalar of the equivalence tests (docs/design.md §3): a value is the pair (x mod p, x mod q)
 // with q | p - 1, and exp maps the q-component to a power of ω, an element of order q in Z_p.
 // FieldArith is the arithmetic the evaluator is instantiated with, on host and device alike.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Arithmetic modulo a prime below 2^31, written once for host and device (DESIGN §3).
+// Arithmetic modulo a prime below 2^31, written once for host and device (docs/design.md §3).
 #include <cstdint>
 
 #include "ugs/util/hash.h"  // UGS_HD
@@ -56,7 +56,7 @@ UGS_HD constexpr uint32_t tonelli_shanks(uint32_t a, uint32_t m) {
   return r < m - r ? r : m - r;
 }
 
-// The fixed deterministic square root of DESIGN §3: y^((m+1)/4) when m ≡ 3 (mod 4).
+// The fixed deterministic square root of docs/design.md §3: y^((m+1)/4) when m ≡ 3 (mod 4).
 UGS_HD constexpr uint32_t sqrt_mod(uint32_t a, uint32_t m) {
   return (m & 3) == 3 ? pow_mod(a, (m + 1) / 4, m) : tonelli_shanks(a, m);
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The canonical JSON of a μGraph (DESIGN §2, §9). Tensors are referred to by index: kernel tensors
+// The canonical JSON of a μGraph (docs/design.md §2, §9). Tensors are referred to by index: kernel tensors
 // are the inputs then each kernel op's outputs; block tiles are the loaders then each block op's
 // output. φ in imap/fmap/omap is -1.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Input programs (DESIGN §1): JSON files of predefined ops, parsed with shape inference and the LAX
+// Input programs (docs/design.md §1): JSON files of predefined ops, parsed with shape inference and the LAX
 // check into a kernel graph plus the names the user gave. Built-in programs are addressable by name.
 #include <string>
 #include <string_view>

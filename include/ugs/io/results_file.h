@@ -1,5 +1,5 @@
 #pragma once
-// The results file of DESIGN §9: run, program, config, μGraphs and statistics; the one thing the
+// The results file of docs/design.md §9: run, program, config, μGraphs and statistics; the one thing the
 // experiment drivers and plots read.
 #include <nlohmann/json.hpp>
 

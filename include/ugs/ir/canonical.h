@@ -3,7 +3,7 @@
 // two searches that find the same μGraph print the same hash.
 //
 // The rank of an op is (its operand tensor indices, its op kind), compared lexicographically, then its
-// attributes and, for a graph-defined kernel, its block graph, so distinct ops never tie (DESIGN §2).
+// attributes and, for a graph-defined kernel, its block graph, so distinct ops never tie (docs/design.md §2).
 // The canonical sequence is the greedy one: at every step, the op of least rank among those whose
 // operands exist. The generator checks it one step at a time: a new op must rank above every op
 // placed since its operands all became available (`may_append`). This is Mirage's rule ("above the

@@ -1,5 +1,5 @@
 #pragma once
-// μGraphs (DESIGN §2): a kernel graph whose ops are predefined kernels or block graphs. Both are
+// μGraphs (docs/design.md §2): a kernel graph whose ops are predefined kernels or block graphs. Both are
 // plain values of fixed capacity, so a search state copies by assignment and undoes a step with
 // pop_back. Every mutation goes through a validating `add_*` that returns a Verdict, so a graph that
 // exists is a graph whose shapes check (the parser and the generator share these checks).
@@ -27,7 +27,7 @@ inline constexpr int kNoDim = -1;  // φ in imap, fmap and omap
 using Axes = std::array<int8_t, 3>;  // per grid axis (x, y, z): a data dim or kNoDim
 using Dim3 = std::array<int32_t, 3>;
 
-// Rules that are parameters rather than facts (DESIGN §2: shared memory counted at 2 bytes/element).
+// Rules that are parameters rather than facts (docs/design.md §2: shared memory counted at 2 bytes/element).
 struct GraphRules {
   int64_t smem_budget_bytes = 96 * 1024;
   int elem_bytes = 2;

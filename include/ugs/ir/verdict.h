@@ -41,7 +41,7 @@ enum class Verdict : uint8_t {
 #undef UGS_X
 };
 
-// The rejection classes counted by the search (DESIGN §9 stats.pruned).
+// The rejection classes counted by the search (docs/design.md §9 stats.pruned).
 enum class Cause : uint8_t { None, Shape, Memory, Order };
 
 std::string_view describe(Verdict v);

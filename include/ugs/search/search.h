@@ -1,6 +1,6 @@
 #pragma once
 // A whole search: build the engine, run a strategy, gather the workers' results into a sorted,
-// deduplicated list of μGraphs with statistics (DESIGN §5, §6).
+// deduplicated list of μGraphs with statistics (docs/design.md §5, §6).
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -25,7 +25,7 @@ enum class Strategy { Dfs, DfsStatic, DfsOmp, DfsMpi, Bfs };
 std::optional<Strategy> strategy_from_name(std::string_view s);
 std::string_view name_of(Strategy s);
 
-// bfs: which children of a level count as one state (DESIGN §5). Structural drops equal canonical
+// bfs: which children of a level count as one state (docs/design.md §5). Structural drops equal canonical
 // forms (the dfs result set exactly); function merges kernel-level states whose tensors have equal
 // shapes and fingerprints, keeping the cheapest (the same best cost as dfs, far fewer states).
 enum class Dedup { Structural, Function };

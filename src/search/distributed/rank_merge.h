@@ -1,5 +1,5 @@
 #pragma once
-// A distributed run's result on rank 0 (DESIGN §6 with ranks): every rank's μGraphs listed once,
+// A distributed run's result on rank 0 (docs/design.md §6 with ranks): every rank's μGraphs listed once,
 // counters and z3 statistics summed, bfs levels summed by depth, one RankStats row per rank.
 #include "ugs/cost/gpu.h"
 #include "ugs/search/distributed/comm.h"

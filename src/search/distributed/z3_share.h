@@ -1,7 +1,7 @@
 #pragma once
 // z3's answers shared between ranks, each with its own oracle and expression pool: (expression,
 // answer) pairs in the portable form of expr_wire.h. A pair one rank's z3 decided enters the others'
-// caches, so no other rank asks z3 the same query (DESIGN §4: z3 answers once per distinct query).
+// caches, so no other rank asks z3 the same query (docs/design.md §4: z3 answers once per distinct query).
 #include <span>
 #include <utility>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The processes (ranks) of a distributed search (DESIGN §5: dfs-mpi, and bfs under mpirun), behind
+// The processes (ranks) of a distributed search (docs/design.md §5: dfs-mpi, and bfs under mpirun), behind
 // one interface so that the drivers never name MPI: only src/search/mpi_comm.cpp does, built when
 // CMake finds MPI (src/search/mpi_stub.cpp otherwise). Every call is made by a process's main thread
 // (MPI_THREAD_FUNNELED). Waits poll and sleep instead of spinning: a rank shares its cores with its

@@ -1,5 +1,5 @@
 #pragma once
-// The search config (DESIGN §5): limits and candidate lists, plain data that round-trips through
+// The search config (docs/design.md §5): limits and candidate lists, plain data that round-trips through
 // JSON and is saved with every result. Each scalar option is declared once, in UGS_SEARCH_OPTIONS.
 #include <algorithm>
 #include <array>

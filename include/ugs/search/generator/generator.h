@@ -1,5 +1,5 @@
 #pragma once
-// The one generator every strategy drives (DESIGN §5): from a state, the successor steps in a fixed
+// The one generator every strategy drives (docs/design.md §5): from a state, the successor steps in a fixed
 // deterministic order: predefined kernel ops, openings of block graphs (inputs × grid × loop range ×
 // imaps × fmaps), block ops, closings (omap). Each step passes the shape, canonical-order and memory
 // checks here; the abstract-expression check is the driver's (one query per step, so a breadth-first

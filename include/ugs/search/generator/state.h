@@ -1,5 +1,5 @@
 #pragma once
-// A search state and the step that extends it (DESIGN §5). A state is a plain value: the kernel graph
+// A search state and the step that extends it (docs/design.md §5). A state is a plain value: the kernel graph
 // so far, the block graph being built (if one is open), and the abstract expression of every tensor,
 // so each step computes one new expression from its operands' and nothing is recomputed.
 #include <cstdint>
@@ -30,7 +30,7 @@ struct Step {
   expr::ExprId query = kNoQuery;              // the child's new expression, to be checked by the oracle
 };
 
-// Rejections by cause (DESIGN §9 stats.pruned).
+// Rejections by cause (docs/design.md §9 stats.pruned).
 struct PruneCounts {
   uint64_t shape = 0, order = 0, memory = 0, expr = 0, dedup = 0;
   uint64_t reach = 0;  // dead ends: cannot complete within the config's op limits

@@ -1,5 +1,5 @@
 #pragma once
-// Verification of complete candidates during a search (DESIGN §3): a fingerprint (one finite-field
+// Verification of complete candidates during a search (docs/design.md §3): a fingerprint (one finite-field
 // test with the run's fixed inputs and ω, through the run's backend), then, for those that match,
 // confirmation by fresh independent tests and the float64 check (the program evaluated on their inputs
 // once per run, not once per candidate). When the run's backend is a device, the confirmation runs
