@@ -22,36 +22,36 @@ class GrowBuffer {
     const size_t roomy = std::max(bytes, cap_ + cap_ / 2);
     release();
     for (size_t want : {roomy, bytes}) {
-      cudaError_t e;
+      cudaError_t status;
       if constexpr (kPinned) {
-        e = cudaMallocHost(&p_, want);
+        status = cudaMallocHost(&data_, want);
       } else {
-        e = cudaMalloc(&p_, want);
+        status = cudaMalloc(&data_, want);
       }
-      if (e == cudaSuccess) {
+      if (status == cudaSuccess) {
         cap_ = want;
-        return e;
+        return status;
       }
       cudaGetLastError();  // an allocation failure is not sticky: clear it
-      p_ = nullptr;
-      if (want == bytes) return e;
+      data_ = nullptr;
+      if (want == bytes) return status;
     }
     return cudaErrorMemoryAllocation;
   }
   template <class T>
   T* as(size_t byte_offset = 0) const {
-    return reinterpret_cast<T*>(static_cast<char*>(p_) + byte_offset);
+    return reinterpret_cast<T*>(static_cast<char*>(data_) + byte_offset);
   }
   size_t capacity() const { return cap_; }
 
  private:
   void release() {
-    if (p_ && kPinned) cudaFreeHost(p_);
-    if (p_ && !kPinned) cudaFree(p_);
-    p_ = nullptr;
+    if (data_ && kPinned) cudaFreeHost(data_);
+    if (data_ && !kPinned) cudaFree(data_);
+    data_ = nullptr;
     cap_ = 0;
   }
-  void* p_ = nullptr;
+  void* data_ = nullptr;
   size_t cap_ = 0;
 };
 

@@ -22,11 +22,11 @@ namespace {
 
 class Barrier {
  public:
-  explicit Barrier(int n) : n_(n) {}
+  explicit Barrier(int n) : parties_(n) {}
   void wait() {
-    std::unique_lock lock(m_);
+    std::unique_lock lock(mutex_);
     const uint64_t gen = gen_;
-    if (++count_ == n_) {
+    if (++count_ == parties_) {
       count_ = 0;
       ++gen_;
       cv_.notify_all();
@@ -36,23 +36,23 @@ class Barrier {
   }
 
  private:
-  std::mutex m_;
+  std::mutex mutex_;
   std::condition_variable cv_;
-  int n_, count_ = 0;
+  int parties_, count_ = 0;
   uint64_t gen_ = 0;
 };
 
-// The block context of agent_tile_ops.h on the host. Warp 0 is the first min(32, n) threads, with a
-// barrier of its own for shuffles.
+// The block context of agent_tile_ops.h on the host. Warp 0 is the first min(32, num_threads)
+// threads, with a barrier of its own for shuffles.
 struct HostCtx {
-  uint32_t id, n;
+  uint32_t id, num_threads;
   Barrier* barrier;
   Barrier* warp_barrier;
   FieldPair* lanes;
   uint32_t tid() const { return id; }
-  uint32_t threads() const { return n; }
+  uint32_t threads() const { return num_threads; }
   void sync() const { barrier->wait(); }
-  uint32_t warp_size() const { return std::min(n, 32u); }
+  uint32_t warp_size() const { return std::min(num_threads, 32u); }
   FieldPair shfl_down(FieldPair v, uint32_t delta) const {
     lanes[id] = v;
     warp_barrier->wait();
@@ -74,15 +74,15 @@ struct HostCtx {
 
 // One launch as one persistent block that walks all its items, as a device block walks its share.
 template <class A>
-void run_launch(const ChunkPlan& plan, const LaunchPlan& l, const A& ar, uint64_t* sums, uint32_t threads) {
-  std::vector<FieldPair> arena(l.arena), lanes(32);
+void run_launch(const ChunkPlan& plan, const LaunchPlan& launch, const A& ar, uint64_t* sums, uint32_t threads) {
+  std::vector<FieldPair> arena(launch.arena), lanes(32);
   Barrier barrier(static_cast<int>(threads)), warp_barrier(static_cast<int>(std::min(threads, 32u)));
   auto body = [&](uint32_t id) {
     const HostCtx cx{id, threads, &barrier, &warp_barrier, lanes.data()};
     uint32_t j = 0;
-    for (uint64_t w = 0; w < l.items; ++w) {
-      while (j + 1 < l.n_jobs && plan.jobs[l.first_job + j + 1].first_item <= w) ++j;
-      const Job& job = plan.jobs[l.first_job + j];
+    for (uint64_t w = 0; w < launch.items; ++w) {
+      while (j + 1 < launch.n_jobs && plan.jobs[launch.first_job + j + 1].first_item <= w) ++j;
+      const Job& job = plan.jobs[launch.first_job + j];
       const InterpretAgent<A, HostCtx> agent{cx, ar, plan.programs[job.program], job, arena.data(), sums};
       agent.run(w - job.first_item);
     }
@@ -110,13 +110,13 @@ class EmulatedBackend final : public Backend {
   }
 
   // As CudaBackend::float_outputs (an Arith::Real backend).
-  std::vector<std::vector<double>> float_outputs(const KernelGraph& g) {
+  std::vector<std::vector<double>> float_outputs(const KernelGraph& graph) {
     std::lock_guard lock(mu_);
-    const KernelGraph* one = &g;
+    const KernelGraph* one = &graph;
     std::vector<std::vector<double>> out;
     each_chunk(std::span(&one, 1), nullptr, [&](const std::vector<uint64_t>&) {
-      for (int32_t t : g.outputs) {
-        out.emplace_back(g.shape(t).numel());
+      for (int32_t t : graph.outputs) {
+        out.emplace_back(graph.shape(t).numel());
         std::memcpy(out.back().data(), plan_.where[0][t], out.back().size() * sizeof(double));
       }
     });
@@ -134,7 +134,7 @@ class EmulatedBackend final : public Backend {
       std::vector<uint8_t> match = plan_.match;
       for (const CompareItem& c : plan_.compares)
         if (sums[c.slot] != c.want_sum || !std::equal(c.got, c.got + c.numel, c.want)) match[c.graph] = 0;
-      finish_fingerprints(graphs, plan_, r_, sums.data(), match.data(), out);
+      finish_fingerprints(graphs, plan_, setup_, sums.data(), match.data(), out);
     });
   }
 
@@ -147,18 +147,18 @@ class EmulatedBackend final : public Backend {
     std::vector<ClassItem> items(graphs.size());
     each_chunk(graphs, stop, [&](const std::vector<uint64_t>& sums) {
       build_key_plan(graphs, plan_, keys_);
-      KeyArgs a;
-      a.graphs = keys_.graphs.data();
-      a.n = static_cast<uint32_t>(keys_.graphs.size());
-      a.first = static_cast<uint32_t>(plan_.begin);
-      a.shape_of = keys_.shape_of.data();
-      a.shapes = keys_.shapes.data();
-      a.sums = sums.data();
-      a.input_hashes = r_.input_hashes.data();
-      a.cost = cost.data();
-      a.tie = tie.data();
-      a.items = items.data();
-      for (uint32_t i = 0; i < a.n; ++i) key_item(a, i);
+      KeyArgs args;
+      args.graphs = keys_.graphs.data();
+      args.n = static_cast<uint32_t>(keys_.graphs.size());
+      args.first = static_cast<uint32_t>(plan_.begin);
+      args.shape_of = keys_.shape_of.data();
+      args.shapes = keys_.shapes.data();
+      args.sums = sums.data();
+      args.input_hashes = setup_.input_hashes.data();
+      args.cost = cost.data();
+      args.tie = tie.data();
+      args.items = items.data();
+      for (uint32_t i = 0; i < args.n; ++i) key_item(args, i);
     });
     if (raised(stop)) {
       out = {};
@@ -168,7 +168,7 @@ class EmulatedBackend final : public Backend {
   }
 
  private:
-  // The inputs into inputs_ and r_; returns their element sums.
+  // The inputs into inputs_ and setup_; returns their element sums.
   std::vector<uint64_t> draw_inputs(const KernelGraph& program, uint64_t seed) {
     std::vector<const FieldPair*> where;
     std::vector<uint64_t> sums;
@@ -183,18 +183,18 @@ class EmulatedBackend final : public Backend {
       where.push_back(inputs_[i].data());
       sums.push_back(sum);
     }
-    adopt_inputs(program, where, sums, r_);
+    adopt_inputs(program, where, sums, setup_);
     return sums;
   }
 
-  // The program's outputs into want_ and r_.
+  // The program's outputs into want_ and setup_.
   void run_program(const KernelGraph& program, std::span<const uint64_t> input_sums) {
     const KernelGraph* one = &program;
     each_chunk(std::span(&one, 1), nullptr, [&](const std::vector<uint64_t>& work_sums) {
-      const std::vector<const FieldPair*> at = adopt_outputs(program, plan_, work_sums.data(), input_sums, r_);
+      const std::vector<const FieldPair*> at = adopt_outputs(program, plan_, work_sums.data(), input_sums, setup_);
       for (size_t o = 0; o < at.size(); ++o) {
-        want_[o].assign(at[o], at[o] + r_.want_shapes[o].numel());
-        r_.want.push_back(want_[o].data());
+        want_[o].assign(at[o], at[o] + setup_.want_shapes[o].numel());
+        setup_.want.push_back(want_[o].data());
       }
     });
   }
@@ -207,19 +207,19 @@ class EmulatedBackend final : public Backend {
     limits.threads = static_cast<int>(threads_);
     limits.smem_bytes = 1u << 30;
     limits.compare_chunk = tuning::kCompareChunk;
-    for (size_t b = 0; b < graphs.size() && !raised(stop);) {
-      const size_t e = chunk_end(graphs, b, budget_elems_);
+    for (size_t begin = 0; begin < graphs.size() && !raised(stop);) {
+      const size_t end = chunk_end(graphs, begin, budget_elems_);
       uint64_t need = 0;
-      for (size_t i = b; i < e; ++i) need += computed_elems(*graphs[i]);
+      for (size_t i = begin; i < end; ++i) need += computed_elems(*graphs[i]);
       tensors_.assign(need, FieldPair{});
-      build_plan(graphs, b, e, r_, tensors_.data(), limits, plan_);
+      build_plan(graphs, begin, end, setup_, tensors_.data(), limits, plan_);
       std::vector<uint64_t> sums(plan_.n_slots, 0);
       with_arith(arith_, [&](auto ar) {
         set_exp(ar, {omega_, exp_.empty() ? nullptr : exp_.data()});
         for (const LaunchPlan& l : plan_.launches) run_launch(plan_, l, ar, sums.data(), threads_);
       });
       done(sums);
-      b = e;
+      begin = end;
     }
   }
 
@@ -229,7 +229,7 @@ class EmulatedBackend final : public Backend {
   uint32_t threads_;
   uint64_t budget_elems_;
   std::vector<std::vector<FieldPair>> inputs_, want_;
-  Resident r_;
+  Resident setup_;
   std::mutex mu_;
   std::vector<FieldPair> tensors_;
   ChunkPlan plan_;
@@ -240,7 +240,7 @@ class EmulatedFloatEvaluator final : public FloatEvaluator {
  public:
   EmulatedFloatEvaluator(const KernelGraph& program, uint64_t seed, int threads)
       : engine_(program, Arith::Real, seed, threads, uint64_t{1} << 26) {}
-  std::vector<std::vector<double>> outputs(const KernelGraph& g) override { return engine_.float_outputs(g); }
+  std::vector<std::vector<double>> outputs(const KernelGraph& graph) override { return engine_.float_outputs(graph); }
 
  private:
   EmulatedBackend engine_;

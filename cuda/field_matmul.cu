@@ -26,9 +26,9 @@ __global__ void field_matmul_kernel(const FieldPair* a, const FieldPair* b, Fiel
 
 // Owns device buffers for the duration of one call.
 struct DeviceBuffer {
-  void* p = nullptr;
+  void* data = nullptr;
   ~DeviceBuffer() {
-    if (p) cudaFree(p);
+    if (data) cudaFree(data);
   }
 };
 
@@ -43,18 +43,18 @@ std::string run(const FieldPair* a, const FieldPair* b, FieldPair* out, int64_t 
                so = sizeof(FieldPair) * batch * m * n;
   DeviceBuffer da, db, dout;
   std::string err;
-  if (!(err = error_of(cudaMalloc(&da.p, sa), "cudaMalloc")).empty()) return err;
-  if (!(err = error_of(cudaMalloc(&db.p, sb), "cudaMalloc")).empty()) return err;
-  if (!(err = error_of(cudaMalloc(&dout.p, so), "cudaMalloc")).empty()) return err;
-  if (!(err = error_of(cudaMemcpy(da.p, a, sa, cudaMemcpyHostToDevice), "copy in")).empty()) return err;
-  if (!(err = error_of(cudaMemcpy(db.p, b, sb, cudaMemcpyHostToDevice), "copy in")).empty()) return err;
+  if (!(err = error_of(cudaMalloc(&da.data, sa), "cudaMalloc")).empty()) return err;
+  if (!(err = error_of(cudaMalloc(&db.data, sb), "cudaMalloc")).empty()) return err;
+  if (!(err = error_of(cudaMalloc(&dout.data, so), "cudaMalloc")).empty()) return err;
+  if (!(err = error_of(cudaMemcpy(da.data, a, sa, cudaMemcpyHostToDevice), "copy in")).empty()) return err;
+  if (!(err = error_of(cudaMemcpy(db.data, b, sb, cudaMemcpyHostToDevice), "copy in")).empty()) return err;
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((batch * m * n + threads - 1) / threads, 65535);
   field_matmul_kernel<A><<<static_cast<unsigned>(blocks), threads>>>(
-      static_cast<const FieldPair*>(da.p), static_cast<const FieldPair*>(db.p), static_cast<FieldPair*>(dout.p), batch,
-      m, k, n);
+      static_cast<const FieldPair*>(da.data), static_cast<const FieldPair*>(db.data),
+      static_cast<FieldPair*>(dout.data), batch, m, k, n);
   if (!(err = error_of(cudaGetLastError(), "launch")).empty()) return err;
-  return error_of(cudaMemcpy(out, dout.p, so, cudaMemcpyDeviceToHost), "copy out");
+  return error_of(cudaMemcpy(out, dout.data, so, cudaMemcpyDeviceToHost), "copy out");
 }
 
 }  // namespace

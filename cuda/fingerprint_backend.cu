@@ -51,17 +51,17 @@ struct Layout {
   size_t programs = 0, jobs = 0, compares = 0, sums = 0, match = 0, results_end = 0;
   size_t key_graphs = 0, shape_of = 0, shapes = 0, end = 0;
 
-  Layout(const ChunkPlan& p, const KeyPlan* k) {
-    jobs = align16(programs + p.programs.size() * sizeof(BlockProgram));
-    compares = align16(jobs + p.jobs.size() * sizeof(Job));
-    sums = align16(compares + p.compares.size() * sizeof(CompareItem));
-    match = sums + p.n_slots * sizeof(uint64_t);
-    end = results_end = match + p.match.size();
-    if (!k) return;
+  Layout(const ChunkPlan& plan, const KeyPlan* keys) {
+    jobs = align16(programs + plan.programs.size() * sizeof(BlockProgram));
+    compares = align16(jobs + plan.jobs.size() * sizeof(Job));
+    sums = align16(compares + plan.compares.size() * sizeof(CompareItem));
+    match = sums + plan.n_slots * sizeof(uint64_t);
+    end = results_end = match + plan.match.size();
+    if (!keys) return;
     key_graphs = align16(results_end);
-    shape_of = align16(key_graphs + k->graphs.size() * sizeof(KeyGraph));
-    shapes = align16(shape_of + k->shape_of.size() * sizeof(uint32_t));
-    end = shapes + k->shapes.size() * sizeof(KeyShape);
+    shape_of = align16(key_graphs + keys->graphs.size() * sizeof(KeyGraph));
+    shapes = align16(shape_of + keys->shape_of.size() * sizeof(uint32_t));
+    end = shapes + keys->shapes.size() * sizeof(KeyShape);
   }
 };
 
@@ -127,25 +127,26 @@ class CudaBackend final : public Backend {
     auto* hashes = resident_.as<uint64_t>(off);
     std::vector<uint64_t> sums(program.num_inputs);
     throw_if(draw_inputs(program, seed, inputs, hashes + program.num_inputs, sums), "drawing the inputs");
-    adopt_inputs(program, inputs, sums, r_);
+    adopt_inputs(program, inputs, sums, setup_);
     input_hashes_ = hashes;
-    throw_if(cudaMemcpyAsync(hashes, r_.input_hashes.data(), sums.size() * sizeof(uint64_t), cudaMemcpyHostToDevice,
-                             stream_), "input hashes");
+    throw_if(cudaMemcpyAsync(hashes, setup_.input_hashes.data(), sums.size() * sizeof(uint64_t),
+                             cudaMemcpyHostToDevice, stream_),
+             "input hashes");
     size_t free_bytes = 0, total_bytes = 0;
     throw_if(cudaMemGetInfo(&free_bytes, &total_bytes), "memory size");
     budget_elems_ = std::min(tuning::kTensorBudgetBytes, free_bytes / 3) / sizeof(FieldPair);
     if (field) run_program(program, sums, want);
   }
 
-  // The float64 check's evaluation (an Arith::Real backend): g's outputs, as doubles.
-  std::vector<std::vector<double>> float_outputs(const KernelGraph& g) {
+  // The float64 check's evaluation (an Arith::Real backend): `graph`'s outputs, as doubles.
+  std::vector<std::vector<double>> float_outputs(const KernelGraph& graph) {
     std::lock_guard lock(mu_);
     const DrainedOnThrow drained(stream_);
-    const KernelGraph* one = &g;
+    const KernelGraph* one = &graph;
     enqueue_chunk(std::span(&one, 1), 0, 1, false);
     std::vector<std::vector<double>> out;
-    for (int32_t t : g.outputs) {
-      out.emplace_back(g.shape(t).numel());
+    for (int32_t t : graph.outputs) {
+      out.emplace_back(graph.shape(t).numel());
       throw_if(cudaMemcpyAsync(out.back().data(), plan_.where[0][t], out.back().size() * sizeof(double),
                                cudaMemcpyDeviceToHost, stream_), "float64 outputs");
     }
@@ -162,10 +163,10 @@ class CudaBackend final : public Backend {
     std::lock_guard lock(mu_);
     const DrainedOnThrow drained(stream_);
     out.reset(graphs);
-    for (size_t b = 0; b < graphs.size() && !raised(stop);) {
-      const size_t e = chunk_end(graphs, b, budget_elems_);
-      run_chunk(graphs, b, e, out);
-      b = e;
+    for (size_t begin = 0; begin < graphs.size() && !raised(stop);) {
+      const size_t end = chunk_end(graphs, begin, budget_elems_);
+      run_chunk(graphs, begin, end, out);
+      begin = end;
     }
   }
 
@@ -202,36 +203,38 @@ class CudaBackend final : public Backend {
     std::memcpy(classes_host_.as<char>(at.tie), tie.data(), tie.size() * sizeof(uint64_t));
     throw_if(cudaMemcpyAsync(classes_.as<char>(), classes_host_.as<char>(), at.items, cudaMemcpyHostToDevice, stream_),
              "cost upload");
-    for (size_t b = 0; b < graphs.size();) {
+    for (size_t begin = 0; begin < graphs.size();) {
       if (raised(stop)) {  // the cost upload may still read the staging buffer the next call refills
         throw_if(cudaStreamSynchronize(stream_), "cost upload");
         return false;
       }
-      const size_t e = chunk_end(graphs, b, budget_elems_);
-      const Layout chunk = enqueue_chunk(graphs, b, e, true);
+      const size_t end = chunk_end(graphs, begin, budget_elems_);
+      const Layout chunk = enqueue_chunk(graphs, begin, end, true);
       throw_if(dispatch_function_keys(key_args(chunk, at), stream_), "function keys");
       throw_if(cudaStreamSynchronize(stream_), "kernels");  // before the staging buffer is refilled
-      b = e;
+      begin = end;
     }
     return true;
   }
 
   // The n items sorted and each class's first selected on the device; those back in host memory.
   std::span<const ClassItem> classify_items(size_t n, const ClassLayout& at, size_t temp_bytes) {
-    ClassifyArgs c;
-    c.items = classes_.as<ClassItem>(at.items);
-    c.sorted = classes_.as<ClassItem>(at.sorted);
-    c.flags = classes_.as<uint8_t>(at.flags);
-    c.best = classes_.as<ClassItem>(at.best);
-    c.count = classes_.as<int64_t>(at.count);
-    c.n = static_cast<uint32_t>(n);
-    c.temp = classes_.as<void>(at.temp);
-    throw_if(dispatch_classify(c, temp_bytes, stream_), "classification");
+    ClassifyArgs args;
+    args.items = classes_.as<ClassItem>(at.items);
+    args.sorted = classes_.as<ClassItem>(at.sorted);
+    args.flags = classes_.as<uint8_t>(at.flags);
+    args.best = classes_.as<ClassItem>(at.best);
+    args.count = classes_.as<int64_t>(at.count);
+    args.n = static_cast<uint32_t>(n);
+    args.temp = classes_.as<void>(at.temp);
+    throw_if(dispatch_classify(args, temp_bytes, stream_), "classification");
     auto* count = classes_host_.as<int64_t>(at.host_count);
-    throw_if(cudaMemcpyAsync(count, c.count, sizeof(int64_t), cudaMemcpyDeviceToHost, stream_), "class count download");
+    throw_if(cudaMemcpyAsync(count, args.count, sizeof(int64_t), cudaMemcpyDeviceToHost, stream_),
+             "class count download");
     throw_if(cudaStreamSynchronize(stream_), "classification");
     auto* best = classes_host_.as<ClassItem>(at.host_best);
-    throw_if(cudaMemcpyAsync(best, c.best, *count * sizeof(ClassItem), cudaMemcpyDeviceToHost, stream_), "class download");
+    throw_if(cudaMemcpyAsync(best, args.best, *count * sizeof(ClassItem), cudaMemcpyDeviceToHost, stream_),
+             "class download");
     throw_if(cudaStreamSynchronize(stream_), "class download");
     return {best, static_cast<size_t>(*count)};
   }
@@ -248,12 +251,12 @@ class CudaBackend final : public Backend {
                           uint64_t* device_sums, std::vector<uint64_t>& sums) {
     UGS_CUDA_TRY(cudaMemsetAsync(device_sums, 0, sums.size() * sizeof(uint64_t), stream_));
     for (int i = 0; i < program.num_inputs; ++i) {
-      DrawArgs a;
-      a.out = const_cast<FieldPair*>(where[i]);
-      a.n = static_cast<uint64_t>(program.shape(i).numel());
-      a.stream = input_stream(seed, i);
-      a.sum = device_sums + i;
-      UGS_CUDA_TRY(dispatch_draw_input(arith_, a, sms_ * 8, stream_));
+      DrawArgs args;
+      args.out = const_cast<FieldPair*>(where[i]);
+      args.n = static_cast<uint64_t>(program.shape(i).numel());
+      args.stream = input_stream(seed, i);
+      args.sum = device_sums + i;
+      UGS_CUDA_TRY(dispatch_draw_input(arith_, args, sms_ * 8, stream_));
     }
     UGS_CUDA_TRY(cudaMemcpyAsync(sums.data(), device_sums, sums.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_));
     return cudaStreamSynchronize(stream_);
@@ -267,33 +270,35 @@ class CudaBackend final : public Backend {
     throw_if(cudaMemcpyAsync(staging_.as<char>(at.sums), plan_dev_.as<char>(at.sums), at.match - at.sums,
                              cudaMemcpyDeviceToHost, stream_), "result download");
     throw_if(cudaStreamSynchronize(stream_), "the program's kernels");
-    const std::vector<const FieldPair*> where = adopt_outputs(program, plan_, staging_.as<uint64_t>(at.sums), input_sums, r_);
+    const std::vector<const FieldPair*> where =
+        adopt_outputs(program, plan_, staging_.as<uint64_t>(at.sums), input_sums, setup_);
     for (size_t o = 0; o < where.size(); ++o) {
-      throw_if(cudaMemcpyAsync(want[o], where[o], r_.want_shapes[o].numel() * sizeof(FieldPair), cudaMemcpyDeviceToDevice,
-                               stream_), "the program's outputs");
-      r_.want.push_back(want[o]);
+      throw_if(cudaMemcpyAsync(want[o], where[o], setup_.want_shapes[o].numel() * sizeof(FieldPair),
+                               cudaMemcpyDeviceToDevice, stream_),
+               "the program's outputs");
+      setup_.want.push_back(want[o]);
     }
     throw_if(cudaStreamSynchronize(stream_), "the program's outputs");
   }
 
-  void run_chunk(std::span<const KernelGraph* const> graphs, size_t b, size_t e, Fingerprints& out) {
-    const Layout at = enqueue_chunk(graphs, b, e, false);
+  void run_chunk(std::span<const KernelGraph* const> graphs, size_t begin, size_t end, Fingerprints& out) {
+    const Layout at = enqueue_chunk(graphs, begin, end, false);
     throw_if(cudaMemcpyAsync(staging_.as<char>(at.sums), plan_dev_.as<char>(at.sums), at.results_end - at.sums,
                              cudaMemcpyDeviceToHost, stream_), "result download");
     throw_if(cudaStreamSynchronize(stream_), "kernels");
-    finish_fingerprints(graphs, plan_, r_, staging_.as<uint64_t>(at.sums), staging_.as<uint8_t>(at.match), out);
+    finish_fingerprints(graphs, plan_, setup_, staging_.as<uint64_t>(at.sums), staging_.as<uint8_t>(at.match), out);
   }
 
-  // Plans graphs [b, e) (and their key plan when `keys`), uploads the plan and enqueues its work.
-  Layout enqueue_chunk(std::span<const KernelGraph* const> graphs, size_t b, size_t e, bool keys) {
+  // Plans graphs [begin, end) (and their key plan when `keys`), uploads the plan and enqueues its work.
+  Layout enqueue_chunk(std::span<const KernelGraph* const> graphs, size_t begin, size_t end, bool keys) {
     uint64_t elems = 0;
-    for (size_t i = b; i < e; ++i) elems += computed_elems(*graphs[i]);
+    for (size_t i = begin; i < end; ++i) elems += computed_elems(*graphs[i]);
     throw_if(tensors_.reserve(std::max<uint64_t>(elems, 1) * sizeof(FieldPair)), "tensor memory");
     PlanLimits limits;
     limits.threads = tuning::kThreads;
     limits.smem_bytes = smem_limit_;
     limits.compare_chunk = tuning::kCompareChunk;
-    build_plan(graphs, b, e, r_, tensors_.as<FieldPair>(), limits, plan_);
+    build_plan(graphs, begin, end, setup_, tensors_.as<FieldPair>(), limits, plan_);
     if (keys) build_key_plan(graphs, plan_, keys_);
     const Layout at(plan_, keys ? &keys_ : nullptr);
     throw_if(stage(at, keys), "plan upload");
@@ -302,18 +307,18 @@ class CudaBackend final : public Backend {
   }
 
   KeyArgs key_args(const Layout& chunk, const ClassLayout& at) {
-    KeyArgs a;
-    a.graphs = plan_dev_.as<KeyGraph>(chunk.key_graphs);
-    a.n = static_cast<uint32_t>(keys_.graphs.size());
-    a.first = static_cast<uint32_t>(plan_.begin);
-    a.shape_of = plan_dev_.as<uint32_t>(chunk.shape_of);
-    a.shapes = plan_dev_.as<KeyShape>(chunk.shapes);
-    a.sums = plan_dev_.as<uint64_t>(chunk.sums);
-    a.input_hashes = input_hashes_;
-    a.cost = classes_.as<double>(at.cost);
-    a.tie = classes_.as<uint64_t>(at.tie);
-    a.items = classes_.as<ClassItem>(at.items);
-    return a;
+    KeyArgs args;
+    args.graphs = plan_dev_.as<KeyGraph>(chunk.key_graphs);
+    args.n = static_cast<uint32_t>(keys_.graphs.size());
+    args.first = static_cast<uint32_t>(plan_.begin);
+    args.shape_of = plan_dev_.as<uint32_t>(chunk.shape_of);
+    args.shapes = plan_dev_.as<KeyShape>(chunk.shapes);
+    args.sums = plan_dev_.as<uint64_t>(chunk.sums);
+    args.input_hashes = input_hashes_;
+    args.cost = classes_.as<double>(at.cost);
+    args.tie = classes_.as<uint64_t>(at.tie);
+    args.items = classes_.as<ClassItem>(at.items);
+    return args;
   }
 
   // The plan as one block of bytes, copied to the device in one transfer.
@@ -335,8 +340,8 @@ class CudaBackend final : public Backend {
 
   // Blocks for a launch: as many as fit the device at once, at most one per item, and for arenas in
   // device memory at most what the arena budget holds.
-  cudaError_t ctas_for(const LaunchPlan& l, int* ctas) {
-    const size_t smem = l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0;
+  cudaError_t ctas_for(const LaunchPlan& launch, int* ctas) {
+    const size_t smem = launch.on_chip ? size_t{launch.arena} * sizeof(FieldPair) : 0;
     const uint64_t key = smem * 4 + static_cast<uint64_t>(arith_);
     auto it = blocks_per_sm_.find(key);
     if (it == blocks_per_sm_.end()) {
@@ -344,53 +349,54 @@ class CudaBackend final : public Backend {
       UGS_CUDA_TRY(interpret_blocks_per_sm(arith_, smem, &n));
       it = blocks_per_sm_.emplace(key, std::max(n, 1)).first;
     }
-    uint64_t c = std::min<uint64_t>(l.items, uint64_t(it->second) * sms_);
-    if (!l.on_chip)
-      c = std::min<uint64_t>(c, std::max<uint64_t>(1, tuning::kGlobalArenaBudgetBytes / (uint64_t{l.arena} * sizeof(FieldPair))));
-    *ctas = static_cast<int>(std::max<uint64_t>(c, 1));
+    uint64_t blocks = std::min<uint64_t>(launch.items, uint64_t(it->second) * sms_);
+    if (!launch.on_chip)
+      blocks = std::min<uint64_t>(blocks, std::max<uint64_t>(1, tuning::kGlobalArenaBudgetBytes /
+                                                                    (uint64_t{launch.arena} * sizeof(FieldPair))));
+    *ctas = static_cast<int>(std::max<uint64_t>(blocks, 1));
     return cudaSuccess;
   }
 
   cudaError_t launch_all(const Layout& at) {
     // Reserve every buffer before the first launch (a reallocation would free memory in use).
     uint64_t arena_bytes = 0;
-    for (const LaunchPlan& l : plan_.launches) {
-      if (l.on_chip) continue;
+    for (const LaunchPlan& launch : plan_.launches) {
+      if (launch.on_chip) continue;
       int ctas = 0;
-      UGS_CUDA_TRY(ctas_for(l, &ctas));
-      arena_bytes = std::max<uint64_t>(arena_bytes, uint64_t(ctas) * l.arena * sizeof(FieldPair));
+      UGS_CUDA_TRY(ctas_for(launch, &ctas));
+      arena_bytes = std::max<uint64_t>(arena_bytes, uint64_t(ctas) * launch.arena * sizeof(FieldPair));
     }
     if (arena_bytes) UGS_CUDA_TRY(arena_.reserve(arena_bytes));
     auto* sums = plan_dev_.as<uint64_t>(at.sums);
-    for (const LaunchPlan& l : plan_.launches) {
-      InterpretArgs a;
-      a.programs = plan_dev_.as<BlockProgram>(at.programs);
-      a.jobs = plan_dev_.as<Job>(at.jobs) + l.first_job;
-      a.n_jobs = l.n_jobs;
-      a.items = l.items;
-      a.sums = sums;
-      a.global_arena = l.on_chip ? nullptr : arena_.as<FieldPair>();
-      a.arena = l.arena;
+    for (const LaunchPlan& launch : plan_.launches) {
+      InterpretArgs args;
+      args.programs = plan_dev_.as<BlockProgram>(at.programs);
+      args.jobs = plan_dev_.as<Job>(at.jobs) + launch.first_job;
+      args.n_jobs = launch.n_jobs;
+      args.items = launch.items;
+      args.sums = sums;
+      args.global_arena = launch.on_chip ? nullptr : arena_.as<FieldPair>();
+      args.arena = launch.arena;
       int ctas = 0;
-      UGS_CUDA_TRY(ctas_for(l, &ctas));
-      const size_t smem = l.on_chip ? size_t{l.arena} * sizeof(FieldPair) : 0;
-      UGS_CUDA_TRY(dispatch_interpret(arith_, {omega_, exp_dev_}, a, ctas, smem, stream_));
+      UGS_CUDA_TRY(ctas_for(launch, &ctas));
+      const size_t smem = launch.on_chip ? size_t{launch.arena} * sizeof(FieldPair) : 0;
+      UGS_CUDA_TRY(dispatch_interpret(arith_, {omega_, exp_dev_}, args, ctas, smem, stream_));
     }
-    CompareArgs c;
-    c.items = plan_dev_.as<CompareItem>(at.compares);
-    c.n_items = static_cast<uint32_t>(plan_.compares.size());
-    c.chunks = plan_.compare_chunks;
-    c.sums = sums;
-    c.match = plan_dev_.as<uint8_t>(at.match);
-    const int ctas = static_cast<int>(std::min<uint64_t>(std::max<uint64_t>(c.chunks, 1), uint64_t(sms_) * 8));
-    return dispatch_compare(c, ctas, stream_);
+    CompareArgs compare;
+    compare.items = plan_dev_.as<CompareItem>(at.compares);
+    compare.n_items = static_cast<uint32_t>(plan_.compares.size());
+    compare.chunks = plan_.compare_chunks;
+    compare.sums = sums;
+    compare.match = plan_dev_.as<uint8_t>(at.match);
+    const int ctas = static_cast<int>(std::min<uint64_t>(std::max<uint64_t>(compare.chunks, 1), uint64_t(sms_) * 8));
+    return dispatch_compare(compare, ctas, stream_);
   }
 
   Arith arith_ = Arith::Wide;
   uint32_t omega_ = 1;
   std::vector<uint32_t> exp_host_;     // ω's powers (exp_table.h), kept while their upload may run
   uint32_t* exp_dev_ = nullptr;        // and resident, for the field's exp
-  Resident r_;
+  Resident setup_;
   int sms_ = 1;
   uint32_t smem_limit_ = 0;
   uint64_t budget_elems_ = 0;
@@ -408,7 +414,7 @@ class CudaBackend final : public Backend {
 class CudaFloatEvaluator final : public FloatEvaluator {
  public:
   void init(const KernelGraph& program, uint64_t seed) { engine_.init(program, Arith::Real, seed); }
-  std::vector<std::vector<double>> outputs(const KernelGraph& g) override { return engine_.float_outputs(g); }
+  std::vector<std::vector<double>> outputs(const KernelGraph& graph) override { return engine_.float_outputs(graph); }
 
  private:
   CudaBackend engine_;

@@ -49,12 +49,12 @@ class Builder {
   explicit Builder(int threads) : threads_(threads) {}
 
   void launch(const Ext& grid, int32_t loop) {
-    for (int a = 0; a < kAxes; ++a) p_.grid[a] = grid[a];
-    p_.loop = loop;
+    for (int a = 0; a < kAxes; ++a) program_.grid[a] = grid[a];
+    program_.loop = loop;
   }
   int tile(const Ext& e, bool accumulator = false, int32_t rms_count = 0) {
-    if (p_.n_tiles == kMaxProgTiles) throw std::runtime_error("cuda: too many tiles in a block program");
-    TileDesc& t = p_.tiles[p_.n_tiles];
+    if (program_.n_tiles == kMaxProgTiles) throw std::runtime_error("cuda: too many tiles in a block program");
+    TileDesc& t = program_.tiles[program_.n_tiles];
     int64_t n = 1;
     for (int i = 0; i < 4; ++i) {
       t.ext[i] = e[i];
@@ -67,23 +67,25 @@ class Builder {
     t.d1 = FastDiv::of(e[1]);
     t.zero_init = accumulator;
     t.rms_count = rms_count;
-    return p_.n_tiles++;
+    return program_.n_tiles++;
   }
-  Ext ext(int t) const { return {p_.tiles[t].ext[0], p_.tiles[t].ext[1], p_.tiles[t].ext[2], p_.tiles[t].ext[3]}; }
+  Ext ext(int t) const {
+    return {program_.tiles[t].ext[0], program_.tiles[t].ext[1], program_.tiles[t].ext[2], program_.tiles[t].ext[3]};
+  }
 
   // A tensor of extent `tensor` read into `tile`, or written from it.
   void loader(int tile, const Ext& tensor, const Strides& axis_step, int64_t iter_step) {
-    p_.loaders[p_.n_loaders++] = io(tile, tensor, axis_step, p_.loop > 1 ? iter_step : 0);
+    program_.loaders[program_.n_loaders++] = io(tile, tensor, axis_step, program_.loop > 1 ? iter_step : 0);
   }
   void saver(int tile, const Ext& tensor, const Strides& axis_step) {
-    p_.savers[p_.n_savers++] = io(tile, tensor, axis_step, 0);
+    program_.savers[program_.n_savers++] = io(tile, tensor, axis_step, 0);
   }
 
   void op(const TileOp& o) {
-    if (p_.n_ops == kMaxProgOps) throw std::runtime_error("cuda: too many ops in a block program");
-    p_.ops[p_.n_ops++] = o;
+    if (program_.n_ops == kMaxProgOps) throw std::runtime_error("cuda: too many ops in a block program");
+    program_.ops[program_.n_ops++] = o;
   }
-  void end_loop() { p_.n_loop_ops = p_.n_ops; }
+  void end_loop() { program_.n_loop_ops = program_.n_ops; }
 
   TileOp map(OpKind fn, int a, int out) const {
     TileOp o;
@@ -146,8 +148,8 @@ class Builder {
       return static_cast<uint32_t>(at);
     };
     const uint32_t used = used_tiles();
-    for (int t = 0; t < p_.n_tiles; ++t) {
-      TileDesc& d = p_.tiles[t];
+    for (int t = 0; t < program_.n_tiles; ++t) {
+      TileDesc& d = program_.tiles[t];
       if (used >> t & 1) {
         d.off = d.off_alt = take(d.numel);
       } else {  // a matmul's own tile once it adds into its accumulator: nothing touches it
@@ -156,35 +158,36 @@ class Builder {
         d.rms_count = 0;
       }
     }
-    for (int l = 0; l < p_.n_loaders; ++l)
-      if (p_.loaders[l].iter_step != 0) p_.tiles[p_.loaders[l].tile].off_alt = take(p_.tiles[p_.loaders[l].tile].numel);
+    for (int l = 0; l < program_.n_loaders; ++l)
+      if (program_.loaders[l].iter_step != 0)
+        program_.tiles[program_.loaders[l].tile].off_alt = take(program_.tiles[program_.loaders[l].tile].numel);
     // Scratch only for sums that meet through shared memory (split_sums: more than half a warp of
     // outputs; a warp is min(32, threads) threads).
     const uint32_t warp = std::min(threads_, 32);
-    for (int k = 0; k < p_.n_ops; ++k) {
-      TileOp& o = p_.ops[k];
-      if (prepares_divisors(p_, o)) o.divisors = take(p_.tiles[o.in1].numel);
+    for (int k = 0; k < program_.n_ops; ++k) {
+      TileOp& o = program_.ops[k];
+      if (prepares_divisors(program_, o)) o.divisors = take(program_.tiles[o.in1].numel);
       if (o.kind == TileOpKind::Map || o.kind == TileOpKind::Zip) continue;
-      const uint32_t outputs = p_.tiles[o.out].numel / (o.kind == TileOpKind::RmsNorm ? uint32_t(o.n) : 1u);
+      const uint32_t outputs = program_.tiles[o.out].numel / (o.kind == TileOpKind::RmsNorm ? uint32_t(o.n) : 1u);
       if (outputs * 2 > warp) o.scratch = take(static_cast<uint64_t>(threads_));
       if (o.kind == TileOpKind::RmsNorm) o.divisors = take(outputs);
     }
     if (off >= (uint64_t{1} << 31)) throw std::runtime_error("cuda: a block program's arena exceeds 2^31 elements");
-    p_.arena = static_cast<uint32_t>(off);
-    place_barriers(0, p_.n_loop_ops);
-    place_barriers(p_.n_loop_ops, p_.n_ops);
-    for (int l = 0; l < p_.n_loaders; ++l) p_.loaders[l].pairs = pairs(p_.loaders[l]);
-    for (int s = 0; s < p_.n_savers; ++s) p_.savers[s].pairs = pairs(p_.savers[s]);
-    return p_;
+    program_.arena = static_cast<uint32_t>(off);
+    place_barriers(0, program_.n_loop_ops);
+    place_barriers(program_.n_loop_ops, program_.n_ops);
+    for (int l = 0; l < program_.n_loaders; ++l) program_.loaders[l].pairs = pairs(program_.loaders[l]);
+    for (int s = 0; s < program_.n_savers; ++s) program_.savers[s].pairs = pairs(program_.savers[s]);
+    return program_;
   }
 
  private:
   uint32_t used_tiles() const {
     uint32_t u = 0;
-    for (int l = 0; l < p_.n_loaders; ++l) u |= 1u << p_.loaders[l].tile;
-    for (int s = 0; s < p_.n_savers; ++s) u |= 1u << p_.savers[s].tile;
-    for (int k = 0; k < p_.n_ops; ++k) {
-      const TileOp& o = p_.ops[k];
+    for (int l = 0; l < program_.n_loaders; ++l) u |= 1u << program_.loaders[l].tile;
+    for (int s = 0; s < program_.n_savers; ++s) u |= 1u << program_.savers[s].tile;
+    for (int k = 0; k < program_.n_ops; ++k) {
+      const TileOp& o = program_.ops[k];
       u |= 1u << o.in0 | 1u << o.out;
       if (o.kind == TileOpKind::Zip || o.kind == TileOpKind::Matmul) u |= 1u << o.in1;
     }
@@ -194,7 +197,7 @@ class Builder {
   void place_barriers(int k0, int k1) {
     uint32_t read = 0, written = 0;  // tiles since the last barrier, as bit sets
     for (int k = k0; k < k1; ++k) {
-      TileOp& o = p_.ops[k];
+      TileOp& o = program_.ops[k];
       uint32_t r = 1u << o.in0;
       if (o.kind == TileOpKind::Zip || o.kind == TileOpKind::Matmul) r |= 1u << o.in1;
       if (o.into) r |= 1u << o.out;
@@ -207,7 +210,7 @@ class Builder {
   }
   // 16-byte moves need an even row length, even tensor strides, even origins and an even arena offset.
   bool pairs(const Io& io) const {
-    const TileDesc& t = p_.tiles[io.tile];
+    const TileDesc& t = program_.tiles[io.tile];
     bool even = t.ext[3] % 2 == 0 && t.off % 2 == 0 && t.off_alt % 2 == 0 && io.iter_step % 2 == 0;
     for (int d = 0; d < 3; ++d) even = even && io.stride[d] % 2 == 0;
     for (int a = 0; a < kAxes; ++a) even = even && io.axis_step[a] % 2 == 0;
@@ -225,7 +228,7 @@ class Builder {
     return r;
   }
 
-  BlockProgram p_;
+  BlockProgram program_;
   int threads_;
 };
 
@@ -250,69 +253,69 @@ bool after_loop(const BlockGraph& bg, int k) {
   return !is_accumulator(bg.ops[k].kind) && bg.tiles[bg.inputs.size() + k].post;
 }
 
-TileOp block_op(Builder& b, const BlockGraph& bg, int k) {
+TileOp block_op(Builder& builder, const BlockGraph& bg, int k) {
   const Op& op = bg.ops[k];
   const int out = bg.inputs.size() + k, a = op.in[0];
   switch (op.kind) {
-    case OpKind::Matmul: return b.matmul(a, op.in[1], out, false);
+    case OpKind::Matmul: return builder.matmul(a, op.in[1], out, false);
     case OpKind::Add:
     case OpKind::Mul:
-    case OpKind::Div: return b.zip(op.kind, a, op.in[1], out);
+    case OpKind::Div: return builder.zip(op.kind, a, op.in[1], out);
     case OpKind::ReduceSum:
-    case OpKind::ReduceSumTo: return b.fold(a, out, bg.tiles[a].shape.to4(op.dim), false, false);
-    case OpKind::RmsNorm: return b.rms_norm(a, out);
+    case OpKind::ReduceSumTo: return builder.fold(a, out, bg.tiles[a].shape.to4(op.dim), false, false);
+    case OpKind::RmsNorm: return builder.rms_norm(a, out);
     case OpKind::AccumSum:
     case OpKind::AccumSumLastdim:
-    case OpKind::AccumSumLastdimTo: return b.fold(a, out, 3, false, true);
-    case OpKind::AccumRmsLastdim: return b.fold(a, out, 3, true, true);
-    default: return b.map(op.kind, a, out);  // exp, sqrt, square, silu
+    case OpKind::AccumSumLastdimTo: return builder.fold(a, out, 3, false, true);
+    case OpKind::AccumRmsLastdim: return builder.fold(a, out, 3, true, true);
+    default: return builder.map(op.kind, a, out);  // exp, sqrt, square, silu
   }
 }
 
-void lower_block(const KernelGraph& g, const KernelOp& kop, Builder& b, Lowered& r) {
-  const BlockGraph& bg = g.blocks[kop.block];
+void lower_block(const KernelGraph& graph, const KernelOp& kop, Builder& builder, Lowered& lowered) {
+  const BlockGraph& bg = graph.blocks[kop.block];
   const int ni = bg.inputs.size();
-  b.launch({bg.grid[0], bg.grid[1], bg.grid[2], 1}, bg.loop);
+  builder.launch({bg.grid[0], bg.grid[1], bg.grid[2], 1}, bg.loop);
   for (int t = 0; t < bg.tiles.size(); ++t) {
     const Op* op = t >= ni ? &bg.ops[t - ni] : nullptr;
     const bool acc = op && is_accumulator(op->kind);
     const int32_t rms = op && op->kind == OpKind::AccumRmsLastdim ? bg.loop * bg.tiles[op->in[0]].shape.dim4(3) : 0;
-    b.tile(ext_of(bg.tiles[t].shape), acc, rms);
+    builder.tile(ext_of(bg.tiles[t].shape), acc, rms);
   }
   for (int i = 0; i < ni; ++i) {
     const BlockInput& in = bg.inputs[i];
-    const Shape& src = g.shape(in.tensor);
+    const Shape& src = graph.shape(in.tensor);
     const Strides st = strides_of(ext_of(src));
     Strides step{0, 0, 0, 0};
     for (int a = 0; a < 3; ++a)
       if (in.imap[a] != kNoDim) step[a] = int64_t{src.d[in.imap[a]] / bg.grid[a]} * st[src.to4(in.imap[a])];
     const int64_t iter = in.fmap == kNoDim ? 0 : int64_t{bg.tiles[i].shape.d[in.fmap]} * st[src.to4(in.fmap)];
-    b.loader(i, ext_of(src), step, iter);
-    r.src[i] = in.tensor;
+    builder.loader(i, ext_of(src), step, iter);
+    lowered.src[i] = in.tensor;
   }
   std::array<bool, kMaxBlockOps> fused{};
   for (int k = 0; k < bg.ops.size(); ++k) {
     if (after_loop(bg, k) || fused[k]) continue;
     if (const int acc = fused_accum(bg, k); acc >= 0) {
       fused[acc] = true;
-      b.op(b.matmul(bg.ops[k].in[0], bg.ops[k].in[1], ni + acc, true));
+      builder.op(builder.matmul(bg.ops[k].in[0], bg.ops[k].in[1], ni + acc, true));
       continue;
     }
-    b.op(block_op(b, bg, k));
+    builder.op(block_op(builder, bg, k));
   }
-  b.end_loop();
+  builder.end_loop();
   for (int k = 0; k < bg.ops.size(); ++k)
-    if (after_loop(bg, k)) b.op(block_op(b, bg, k));
+    if (after_loop(bg, k)) builder.op(block_op(builder, bg, k));
   for (int o = 0; o < bg.outputs.size(); ++o) {
     const BlockOutput& out = bg.outputs[o];
     const Shape& u = bg.tiles[out.tile].shape;
-    const Shape& dst = g.shape(kop.first_out + o);
+    const Shape& dst = graph.shape(kop.first_out + o);
     const Strides st = strides_of(ext_of(dst));
     Strides step{0, 0, 0, 0};
     for (int a = 0; a < 3; ++a)
       if (out.omap[a] != kNoDim) step[a] = int64_t{u.d[out.omap[a]]} * st[dst.to4(out.omap[a])];
-    b.saver(out.tile, ext_of(dst), step);
-    r.dst[o] = kop.first_out + o;
+    builder.saver(out.tile, ext_of(dst), step);
+    lowered.dst[o] = kop.first_out + o;
   }
 }
 
@@ -325,62 +328,62 @@ Ext grid_of(const Ext& out, const Ext& tile) {
 }
 
 // A predefined op: out[b, 0] = op(operands), the operands read in tiles matching the output's.
-void lower_predefined(const KernelGraph& g, const KernelOp& kop, Builder& b, Lowered& r) {
+void lower_predefined(const KernelGraph& graph, const KernelOp& kop, Builder& builder, Lowered& lowered) {
   const Op& op = kop.op;
-  const Ext O = ext_of(g.shape(kop.first_out)), X = ext_of(g.shape(op.in[0]));
+  const Ext O = ext_of(graph.shape(kop.first_out)), X = ext_of(graph.shape(op.in[0]));
   const Strides sO = strides_of(O), sX = strides_of(X);
-  r.dst[0] = kop.first_out;
-  r.src[0] = op.in[0];
+  lowered.dst[0] = kop.first_out;
+  lowered.src[0] = op.in[0];
   Ext T;
   int out = 0;
   switch (op.kind) {
     case OpKind::Matmul: {
-      const Ext Y = ext_of(g.shape(op.in[1]));
+      const Ext Y = ext_of(graph.shape(op.in[1]));
       const Strides sY = strides_of(Y);
       const int32_t tm = largest_divisor_at_most(O[2], tuning::kMatmulM);
       const int32_t tn = largest_divisor_at_most(O[3], tuning::kMatmulN);
       const int32_t tk = largest_divisor_at_most(X[3], tuning::kMatmulK);
       T = {1, 1, tm, tn};
-      b.launch(grid_of(O, T), X[3] / tk);
-      const int ta = b.tile({1, 1, tm, tk}), tb = b.tile({1, 1, tk, tn});
-      out = b.tile(T, true);
-      b.loader(ta, X, {sX[0], sX[1], tm * sX[2], 0}, tk);
-      b.loader(tb, Y, {sY[0], sY[1], 0, tn}, tk * sY[2]);
-      r.src[1] = op.in[1];
-      b.op(b.matmul(ta, tb, out, true));
+      builder.launch(grid_of(O, T), X[3] / tk);
+      const int ta = builder.tile({1, 1, tm, tk}), tb = builder.tile({1, 1, tk, tn});
+      out = builder.tile(T, true);
+      builder.loader(ta, X, {sX[0], sX[1], tm * sX[2], 0}, tk);
+      builder.loader(tb, Y, {sY[0], sY[1], 0, tn}, tk * sY[2]);
+      lowered.src[1] = op.in[1];
+      builder.op(builder.matmul(ta, tb, out, true));
       break;
     }
     case OpKind::ReduceSum: {
-      const int d4 = g.shape(op.in[0]).to4(op.dim);
+      const int d4 = graph.shape(op.in[0]).to4(op.dim);
       const int32_t tr = largest_divisor_at_most(X[d4], tuning::kReduceChunk);
       T = tile_within(O, tuning::kElemTile / tr);
       Ext TX = T;
       TX[d4] = tr;
-      b.launch(grid_of(O, T), X[d4] / tr);
-      const int tx = b.tile(TX);
-      out = b.tile(T, true);
+      builder.launch(grid_of(O, T), X[d4] / tr);
+      const int tx = builder.tile(TX);
+      out = builder.tile(T, true);
       Strides step = tile_steps(T, sX);
       step[d4] = 0;
-      b.loader(tx, X, step, tr * sX[d4]);
-      b.op(b.fold(tx, out, d4, false, true));
+      builder.loader(tx, X, step, tr * sX[d4]);
+      builder.op(builder.fold(tx, out, d4, false, true));
       break;
     }
     case OpKind::RmsNorm: {
       T = tile_within(O, tuning::kElemTile / O[3], {1, 1, 1, O[3]}, 2);
-      b.launch(grid_of(O, T), 1);
-      const int tx = b.tile(T);
-      out = b.tile(T);
-      b.loader(tx, X, tile_steps(T, sX), 0);
-      b.op(b.rms_norm(tx, out));
+      builder.launch(grid_of(O, T), 1);
+      const int tx = builder.tile(T);
+      out = builder.tile(T);
+      builder.loader(tx, X, tile_steps(T, sX), 0);
+      builder.op(builder.rms_norm(tx, out));
       break;
     }
     default: {  // element-wise, with broadcasting for binary ops
       T = tile_within(O, tuning::kElemTile);
-      b.launch(grid_of(O, T), 1);
+      builder.launch(grid_of(O, T), 1);
       const int n = arity(op.kind);
       int tiles[2] = {0, 0};
       for (int i = 0; i < n; ++i) {
-        const Ext E = ext_of(g.shape(op.in[i]));
+        const Ext E = ext_of(graph.shape(op.in[i]));
         const Strides sE = strides_of(E);
         Ext TE = T;
         Strides step = tile_steps(T, sE);
@@ -390,27 +393,27 @@ void lower_predefined(const KernelGraph& g, const KernelOp& kop, Builder& b, Low
             step[d] = 0;
           }
         }
-        tiles[i] = b.tile(TE);
-        b.loader(tiles[i], E, step, 0);
-        r.src[i] = op.in[i];
+        tiles[i] = builder.tile(TE);
+        builder.loader(tiles[i], E, step, 0);
+        lowered.src[i] = op.in[i];
       }
-      out = b.tile(T);
-      b.op(n == 2 ? b.zip(op.kind, tiles[0], tiles[1], out) : b.map(op.kind, tiles[0], out));
+      out = builder.tile(T);
+      builder.op(n == 2 ? builder.zip(op.kind, tiles[0], tiles[1], out) : builder.map(op.kind, tiles[0], out));
       break;
     }
   }
-  b.end_loop();
-  b.saver(out, O, tile_steps(T, sO));
+  builder.end_loop();
+  builder.saver(out, O, tile_steps(T, sO));
 }
 
 // Every kernel tensor lower_kernel_op reads the index and shape of: operands, then results.
-FixedVec<int32_t, kMaxBlockInputs + kMaxBlockOutputs> touched_tensors(const KernelGraph& g, int k) {
-  FixedVec<int32_t, kMaxBlockInputs + kMaxBlockOutputs> r;
-  for (int32_t t : g.operands(k)) r.push_back(t);
-  const KernelOp& kop = g.ops[k];
-  const int outs = kop.op.kind == OpKind::Block ? g.blocks[kop.block].outputs.size() : 1;
-  for (int o = 0; o < outs; ++o) r.push_back(kop.first_out + o);
-  return r;
+FixedVec<int32_t, kMaxBlockInputs + kMaxBlockOutputs> touched_tensors(const KernelGraph& graph, int k) {
+  FixedVec<int32_t, kMaxBlockInputs + kMaxBlockOutputs> tensors;
+  for (int32_t t : graph.operands(k)) tensors.push_back(t);
+  const KernelOp& kop = graph.ops[k];
+  const int outs = kop.op.kind == OpKind::Block ? graph.blocks[kop.block].outputs.size() : 1;
+  for (int o = 0; o < outs; ++o) tensors.push_back(kop.first_out + o);
+  return tensors;
 }
 
 bool same_tiles(const BlockGraph& a, const BlockGraph& b) {
@@ -459,30 +462,30 @@ bool same_lowering(const KernelGraph& a, int ka, const KernelGraph& b, int kb) {
   return true;
 }
 
-uint64_t lowering_hash(const KernelGraph& g, int k) {
-  const KernelOp& kop = g.ops[k];
-  Hasher h;
-  add_op(h, kop.op);
-  h.add(uint64_t(uint16_t(kop.first_out)));
-  if (kop.op.kind == OpKind::Block) add_block(h, g.blocks[kop.block]);
-  for (int32_t t : touched_tensors(g, k)) {
-    h.add(uint64_t(uint32_t(t)));
-    add_shape(h, g.shape(t));
+uint64_t lowering_hash(const KernelGraph& graph, int k) {
+  const KernelOp& kop = graph.ops[k];
+  Hasher hasher;
+  add_op(hasher, kop.op);
+  hasher.add(uint64_t(uint16_t(kop.first_out)));
+  if (kop.op.kind == OpKind::Block) add_block(hasher, graph.blocks[kop.block]);
+  for (int32_t t : touched_tensors(graph, k)) {
+    hasher.add(uint64_t(uint32_t(t)));
+    add_shape(hasher, graph.shape(t));
   }
-  return h.value();
+  return hasher.value();
 }
 
-Lowered lower_kernel_op(const KernelGraph& g, int k, int threads) {
-  Lowered r;
-  Builder b(threads);
-  const KernelOp& kop = g.ops[k];
+Lowered lower_kernel_op(const KernelGraph& graph, int k, int threads) {
+  Lowered lowered;
+  Builder builder(threads);
+  const KernelOp& kop = graph.ops[k];
   if (kop.op.kind == OpKind::Block) {
-    lower_block(g, kop, b, r);
+    lower_block(graph, kop, builder, lowered);
   } else {
-    lower_predefined(g, kop, b, r);
+    lower_predefined(graph, kop, builder, lowered);
   }
-  r.prog = b.finish();
-  return r;
+  lowered.prog = builder.finish();
+  return lowered;
 }
 
 }  // namespace ugs::cuda

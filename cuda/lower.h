@@ -17,14 +17,14 @@ struct Lowered {
   int32_t dst[kMaxProgIo] = {};  // kernel tensor of each saver
 };
 
-// Kernel op k of g, for blocks of `threads` threads (it sizes the reduction scratch).
-Lowered lower_kernel_op(const KernelGraph& g, int k, int threads);
+// Kernel op k of `graph`, for blocks of `threads` threads (it sizes the reduction scratch).
+Lowered lower_kernel_op(const KernelGraph& graph, int k, int threads);
 
 // Kernel op k of g as far as lower_kernel_op reads it: the op (its block graph, if any), the indices
 // and shapes of its operand and result tensors. Ops that are the same here lower to the same Lowered,
 // so a plan lowers each distinct one once (thousands of candidates share their ops).
 bool same_lowering(const KernelGraph& a, int ka, const KernelGraph& b, int kb);
 // A hash of what same_lowering compares: equal for ops it calls the same.
-uint64_t lowering_hash(const KernelGraph& g, int k);
+uint64_t lowering_hash(const KernelGraph& graph, int k);
 
 }  // namespace ugs::cuda

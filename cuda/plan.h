@@ -27,7 +27,7 @@ struct Resident {
 
 // The setup's tensors where they are on the host, with their hashes and element sums; the CUDA
 // backend then points `inputs` and `want` at its device copies.
-Resident resident_on_host(const FingerprintSetup& s);
+Resident resident_on_host(const FingerprintSetup& setup);
 
 struct LaunchPlan {
   uint32_t first_job = 0, n_jobs = 0;
@@ -71,7 +71,7 @@ struct ChunkPlan {
 
 // Elements of the tensors g computes, each rounded up to even (16-byte aligned tensors).
 uint64_t padded_elems(const Shape& s);
-uint64_t computed_elems(const KernelGraph& g);
+uint64_t computed_elems(const KernelGraph& graph);
 
 // The end of the chunk starting at `begin`: graphs while their tensors fit `budget_elems` (at least one).
 size_t chunk_end(std::span<const KernelGraph* const> graphs, size_t begin, uint64_t budget_elems);
@@ -84,22 +84,22 @@ struct PlanLimits {
 
 // Fills `plan` for graphs [begin, end); their tensors go to `tensors` (computed_elems of each, in
 // order). Reuses plan's memory. Throws InputError for a graph whose inputs are not the program's.
-void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t end, const Resident& r,
+void build_plan(std::span<const KernelGraph* const> graphs, size_t begin, size_t end, const Resident& resident,
                 FieldPair* tensors, const PlanLimits& limits, ChunkPlan& plan);
 
 // Hashes and match flags of the chunk's graphs into `out` (already reset for the whole batch), from the
 // element sums (plan.n_slots) and match flags (one per graph of the chunk) the work produced.
-void finish_fingerprints(std::span<const KernelGraph* const> graphs, const ChunkPlan& plan, const Resident& r,
+void finish_fingerprints(std::span<const KernelGraph* const> graphs, const ChunkPlan& plan, const Resident& resident,
                          const uint64_t* sums, const uint8_t* match, Fingerprints& out);
 
 // The setup made where the work runs instead (the CUDA backend: on the device, no host copy), in two
 // steps. First the inputs, drawn there (draws.h) into `where` with their element sums `sums`.
 void adopt_inputs(const KernelGraph& program, std::span<const FieldPair* const> where,
-                  std::span<const uint64_t> sums, Resident& r);
-// Then the program itself, run as the only graph of `plan` (r without `want`: nothing to compare) with
-// its work's element sums `sums`: its outputs' shapes and sums into r. Returns where each output now
-// is, for the backend to copy to memory of its own and point r.want at.
+                  std::span<const uint64_t> sums, Resident& resident);
+// Then the program itself, run as the only graph of `plan` (`resident` without `want`: nothing to
+// compare) with its work's element sums `sums`: its outputs' shapes and sums into `resident`. Returns
+// where each output now is, for the backend to copy to memory of its own and point resident.want at.
 std::vector<const FieldPair*> adopt_outputs(const KernelGraph& program, const ChunkPlan& plan, const uint64_t* sums,
-                                            std::span<const uint64_t> input_sums, Resident& r);
+                                            std::span<const uint64_t> input_sums, Resident& resident);
 
 }  // namespace ugs::cuda

@@ -19,9 +19,9 @@ inline SearchConfig config_for(const Program& p, const nlohmann::json& overrides
   return cfg;
 }
 
-inline std::set<uint64_t> hashes(const SearchResult& r) {
+inline std::set<uint64_t> hashes(const SearchResult& result) {
   std::set<uint64_t> h;
-  for (const FoundGraph& f : r.mugraphs) h.insert(f.hash);
+  for (const FoundGraph& f : result.mugraphs) h.insert(f.hash);
   return h;
 }
 

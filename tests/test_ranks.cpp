@@ -86,7 +86,7 @@ TEST(StateWire, AStateMovedToAnotherPoolGetsThatPoolsExpressions) {
     search_detail::WireReader r(w.buf());
     State back;
     search_detail::get_state(r, other, back);
-    ASSERT_EQ(structural_hash(back.g), structural_hash(st.g));
+    ASSERT_EQ(structural_hash(back.kernel), structural_hash(st.kernel));
     ASSERT_EQ(back.kexpr.size(), st.kexpr.size());
     for (int t = 0; t < st.kexpr.size(); ++t) ASSERT_EQ(other.to_string(back.kexpr[t]), s.pool.to_string(st.kexpr[t]));
     ASSERT_EQ(back.bexpr.size(), st.bexpr.size());

@@ -117,9 +117,9 @@ TEST(Generator, StepsAreDeterministicAndApplyIsPure) {
     EXPECT_EQ(a[i].kind, b[i].kind);
     EXPECT_EQ(a[i].op, b[i].op);
     const State c = gen.apply(root, a[i]);
-    EXPECT_TRUE(is_canonical(c.g));
+    EXPECT_TRUE(is_canonical(c.kernel));
   }
-  EXPECT_EQ(structural_hash(root.g), structural_hash(gen.root().g));
+  EXPECT_EQ(structural_hash(root.kernel), structural_hash(gen.root().kernel));
   EXPECT_EQ(pa.shape, pb.shape);
 }
 
@@ -144,16 +144,17 @@ TEST(Strategies, AgreeOnSmallSpacesAtOneAndTwoThreads) {
     for (Strategy s : {Strategy::Dfs, Strategy::DfsStatic, Strategy::DfsOmp}) {
       for (int threads : {1, 2}) {
         SCOPED_TRACE(std::string(name_of(s)) + " x" + std::to_string(threads));
-        const SearchResult r = search(p, cfg, s, threads);
-        EXPECT_EQ(hashes(r), hashes(base));
-        EXPECT_EQ(r.duplicates, 0u);
-        EXPECT_EQ(r.totals.states, base.totals.states);  // every driver visits the same tree
+        const SearchResult result = search(p, cfg, s, threads);
+        EXPECT_EQ(hashes(result), hashes(base));
+        EXPECT_EQ(result.duplicates, 0u);
+        EXPECT_EQ(result.totals.states, base.totals.states);  // every driver visits the same tree
         // and asks the same queries, each counted once (hits are told to the oracle after the run)
-        EXPECT_EQ(r.expr.queries, base.expr.queries);
-        EXPECT_EQ(r.expr.queries, r.expr.cache_hits + r.expr.structural + r.expr.z3_calls + r.expr.undecided);
-        EXPECT_FALSE(r.partial);
+        EXPECT_EQ(result.expr.queries, base.expr.queries);
+        EXPECT_EQ(result.expr.queries,
+                  result.expr.cache_hits + result.expr.structural + result.expr.z3_calls + result.expr.undecided);
+        EXPECT_FALSE(result.partial);
         if (s != Strategy::Dfs) {
-          EXPECT_EQ(r.workers.size(), static_cast<size_t>(threads));
+          EXPECT_EQ(result.workers.size(), static_cast<size_t>(threads));
         }
       }
     }
@@ -162,9 +163,10 @@ TEST(Strategies, AgreeOnSmallSpacesAtOneAndTwoThreads) {
 
 TEST(Strategies, TheReferenceIsFoundInASmallSpace) {
   const Program p = load_program("rmsnorm_linear_small");
-  const SearchResult r = search(p, config_for(p, nlohmann::json::parse(kSmallSpaces[0].second)), Strategy::DfsOmp, 2);
-  EXPECT_TRUE(hashes(r).count(structural_hash(test::reference("rmsnorm_linear_small"))));
-  for (const FoundGraph& f : r.mugraphs) {
+  const SearchResult result =
+      search(p, config_for(p, nlohmann::json::parse(kSmallSpaces[0].second)), Strategy::DfsOmp, 2);
+  EXPECT_TRUE(hashes(result).count(structural_hash(test::reference("rmsnorm_linear_small"))));
+  for (const FoundGraph& f : result.mugraphs) {
     EXPECT_TRUE(is_canonical(f.graph));
     EXPECT_EQ(f.hash, structural_hash(f.graph));
   }
@@ -193,20 +195,20 @@ TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
   const Generator gen(p.graph, config_for(p), pool);
   const Verifier verifier(p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9);
   std::atomic<bool> stop{true};
-  const Engine e{gen, oracle, verifier, stop};
+  const Engine engine{gen, oracle, verifier, stop};
   const KernelGraph ref = test::reference("rmsnorm_linear_small");
   const std::vector<KernelGraph> twice{ref, ref};
-  Worker w;
-  EXPECT_FALSE(verify_completions(e, twice, w, &stop));
-  EXPECT_EQ(w.c.fingerprint_evals, 1u);
-  EXPECT_EQ(w.c.fingerprint_passes, 1u);
-  EXPECT_EQ(w.c.verified + w.c.confirm_failures, 0u);
-  EXPECT_TRUE(w.found.empty());
-  EXPECT_TRUE(verify_completions(e, twice, w, nullptr));
-  EXPECT_EQ(w.c.verified, 1u);
-  EXPECT_EQ(w.c.confirm_failures, 0u);
-  ASSERT_EQ(w.found.size(), 1u);
-  EXPECT_EQ(structural_hash(w.found[0]), structural_hash(ref));
+  Worker worker;
+  EXPECT_FALSE(verify_completions(engine, twice, worker, &stop));
+  EXPECT_EQ(worker.counters.fingerprint_evals, 1u);
+  EXPECT_EQ(worker.counters.fingerprint_passes, 1u);
+  EXPECT_EQ(worker.counters.verified + worker.counters.confirm_failures, 0u);
+  EXPECT_TRUE(worker.found.empty());
+  EXPECT_TRUE(verify_completions(engine, twice, worker, nullptr));
+  EXPECT_EQ(worker.counters.verified, 1u);
+  EXPECT_EQ(worker.counters.confirm_failures, 0u);
+  ASSERT_EQ(worker.found.size(), 1u);
+  EXPECT_EQ(structural_hash(worker.found[0]), structural_hash(ref));
 }
 
 TEST(Config, RoundTripsThroughJsonAndRejectsBadKeys) {

@@ -22,9 +22,9 @@ const char* const kSmall[] = {"rmsnorm_linear_small", "gated_mlp_small", "lora_s
 const char* const kFull[] = {"rmsnorm_linear", "gated_mlp", "lora", "gqa", "mha", "mqa", "ntrans"};
 
 // In result order (best first): equal vectors mean equal sets in equal order.
-std::vector<uint64_t> hashes(const SearchResult& r) {
+std::vector<uint64_t> hashes(const SearchResult& result) {
   std::vector<uint64_t> h;
-  for (const FoundGraph& f : r.mugraphs) h.push_back(f.hash);
+  for (const FoundGraph& f : result.mugraphs) h.push_back(f.hash);
   return h;
 }
 
@@ -40,12 +40,12 @@ SearchResult run_preset(const Program& p, Strategy s, int threads) {
 }
 
 // Nothing found twice, no confirmation failed, and the program's hand-written reference among the finds.
-void expect_sound_with_reference(const Program& p, const SearchResult& r) {
-  EXPECT_EQ(r.duplicates, 0u);
-  EXPECT_EQ(r.totals.confirm_failures, 0u);
+void expect_sound_with_reference(const Program& p, const SearchResult& result) {
+  EXPECT_EQ(result.duplicates, 0u);
+  EXPECT_EQ(result.totals.confirm_failures, 0u);
   for (const auto& [program, ref] : test::kSearchReferences)
     if (p.name == program) {
-      const std::vector<uint64_t> h = hashes(r);
+      const std::vector<uint64_t> h = hashes(result);
       EXPECT_TRUE(std::count(h.begin(), h.end(), structural_hash(test::reference(ref))))
           << "the hand-written reference μGraph " << ref << " is not among the " << h.size() << " found";
     }
@@ -65,10 +65,10 @@ TEST_P(Preset, StrategiesAgreeAndTheKnownGraphIsFound) {
     for (int threads : {1, 2}) {
       if (s == Strategy::Dfs && threads == 1) continue;
       SCOPED_TRACE(std::string(name_of(s)) + " x" + std::to_string(threads));
-      const SearchResult r = run_preset(p, s, threads);
-      EXPECT_EQ(hashes(r), hashes(base));
-      EXPECT_EQ(r.duplicates, 0u);
-      EXPECT_EQ(r.totals.states, base.totals.states);
+      const SearchResult result = run_preset(p, s, threads);
+      EXPECT_EQ(hashes(result), hashes(base));
+      EXPECT_EQ(result.duplicates, 0u);
+      EXPECT_EQ(result.totals.states, base.totals.states);
     }
 }
 
@@ -81,10 +81,10 @@ class FullPreset : public testing::TestWithParam<const char*> {};
 TEST_P(FullPreset, FindsItsKnownGraphs) {
   const Program p = load_program(GetParam());
   ASSERT_FALSE(p.search_preset.is_null()) << "a built-in program carries its preset";
-  const SearchResult r = run_preset(p, Strategy::Bfs, 2);
-  EXPECT_FALSE(r.partial);
-  EXPECT_FALSE(r.mugraphs.empty()) << "the preset's space holds no μGraph of " << p.name;
-  expect_sound_with_reference(p, r);
+  const SearchResult result = run_preset(p, Strategy::Bfs, 2);
+  EXPECT_FALSE(result.partial);
+  EXPECT_FALSE(result.mugraphs.empty()) << "the preset's space holds no μGraph of " << p.name;
+  expect_sound_with_reference(p, result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Full, FullPreset, testing::ValuesIn(kFull));

@@ -28,7 +28,7 @@ std::vector<BlockGraph> block_graphs(const Program& p, const SearchConfig& cfg, 
       gen.candidates(s, steps, pruned);
       for (const Step& st : steps) {
         next.push_back(gen.apply(s, st));
-        if (next.back().open) out.push_back(next.back().b);
+        if (next.back().open) out.push_back(next.back().block);
       }
     }
     level = std::move(next);

@@ -31,10 +31,10 @@ TEST(StateCodec, RoundTripsEveryStateOfASearch) {
     ASSERT_EQ(search_detail::decode(a.data(), back), a.data() + a.size());
     search_detail::encode(back, b);
     ASSERT_EQ(a, b);
-    EXPECT_EQ(structural_hash(back.g), structural_hash(s.g));
+    EXPECT_EQ(structural_hash(back.kernel), structural_hash(s.kernel));
     EXPECT_TRUE(back.kexpr == s.kexpr && back.bexpr == s.bexpr && back.open == s.open);
     if (s.open) {
-      EXPECT_EQ(structural_hash(back.b), structural_hash(s.b));
+      EXPECT_EQ(structural_hash(back.block), structural_hash(s.block));
     }
     EXPECT_LT(a.size(), sizeof(State) / 8);  // compact
     ++seen;

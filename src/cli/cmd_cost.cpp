@@ -30,29 +30,29 @@ bool is_program(const std::string& arg) {
 }
 
 int print_plans(const std::string& arg, const GpuSpec& gpu, bool json) {
-  const Program p = load_program(arg);
-  nlohmann::json out = {{"program", p.name}, {"gpu", gpu_json(gpu)}, {"plans", nlohmann::json::array()}};
+  const Program program = load_program(arg);
+  nlohmann::json out = {{"program", program.name}, {"gpu", gpu_json(gpu)}, {"plans", nlohmann::json::array()}};
   std::string summary = summary_header(), details;
   for (Plan plan : kPlans) {
-    const Cost c = estimate_plan(p.graph, plan, gpu);
-    out["plans"].push_back({{"plan", name_of(plan)}, {"cost", cost_json(c)}});
-    summary += summary_line(name_of(plan), c);
-    details += fmt::format("\n{}:\n{}", name_of(plan), kernel_table(c, 2));
+    const Cost cost = estimate_plan(program.graph, plan, gpu);
+    out["plans"].push_back({{"plan", name_of(plan)}, {"cost", cost_json(cost)}});
+    summary += summary_line(name_of(plan), cost);
+    details += fmt::format("\n{}:\n{}", name_of(plan), kernel_table(cost, 2));
   }
   if (json)
     fmt::print("{}\n", out.dump(2));
   else
-    fmt::print("{} on {}\n{}{}", p.name, gpu_line(gpu), summary, details);
+    fmt::print("{} on {}\n{}{}", program.name, gpu_line(gpu), summary, details);
   return 0;
 }
 
 int print_mugraph(const std::string& arg, const GpuSpec& gpu, bool json) {
-  const KernelGraph g = load_mugraph(arg, GraphRules{});
-  const Cost c = estimate(g, gpu);
+  const KernelGraph mugraph = load_mugraph(arg, GraphRules{});
+  const Cost cost = estimate(mugraph, gpu);
   if (json)
-    fmt::print("{}\n", nlohmann::json{{"mugraph", arg}, {"gpu", gpu_json(gpu)}, {"cost", cost_json(c)}}.dump(2));
+    fmt::print("{}\n", nlohmann::json{{"mugraph", arg}, {"gpu", gpu_json(gpu)}, {"cost", cost_json(cost)}}.dump(2));
   else
-    fmt::print("μGraph {} on {}\n{}", arg, gpu_line(gpu), kernel_table(c, 2));
+    fmt::print("μGraph {} on {}\n{}", arg, gpu_line(gpu), kernel_table(cost, 2));
   return 0;
 }
 
@@ -63,15 +63,17 @@ Verb add_cost(CLI::App& app) {
     std::string input, gpu = "h100";
     bool json = false;
   };
-  auto o = std::make_shared<Opts>();
+  auto args = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("cost", "Estimated time of a program's three plans (unfused, xla, astitch) or of a μGraph");
-  cmd->add_option("INPUT", o->input, "Built-in program name, program file, μGraph file or results file")->required();
+  cmd->add_option("INPUT", args->input, "Built-in program name, program file, μGraph file or results file")
+      ->required();
   const std::vector<std::string> gpus(gpu_names().begin(), gpu_names().end());
-  cmd->add_option("--gpu", o->gpu, "Target GPU preset")->check(CLI::IsMember(gpus))->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print the breakdown as JSON");
-  return {cmd, [o] {
-            const GpuSpec gpu = *gpu_preset(o->gpu);
-            return is_program(o->input) ? print_plans(o->input, gpu, o->json) : print_mugraph(o->input, gpu, o->json);
+  cmd->add_option("--gpu", args->gpu, "Target GPU preset")->check(CLI::IsMember(gpus))->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print the breakdown as JSON");
+  return {cmd, [args] {
+            const GpuSpec gpu = *gpu_preset(args->gpu);
+            return is_program(args->input) ? print_plans(args->input, gpu, args->json)
+                                           : print_mugraph(args->input, gpu, args->json);
           }};
 }
 

@@ -25,22 +25,26 @@ Verb add_programs(CLI::App& app) {
             for (const std::string& n : *names) programs.push_back(load_program(n));
             if (names->empty())
               for (const BuiltinProgram& b : builtin_programs()) programs.push_back(parse_program(b.json, std::string(b.name)));
-            for (const Program& p : programs) {
-              const KernelGraph& g = p.graph;
+            for (const Program& program : programs) {
+              const KernelGraph& graph = program.graph;
               std::string ins, outs;
-              nlohmann::json j = {{"name", p.name}, {"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}, {"ops", g.ops.size()}};
-              for (int t = 0; t < g.num_inputs; ++t) {
-                ins += fmt::format("{}{} {}", t ? ", " : "", p.tensor_names[t], to_string(g.shape(t)));
-                j["inputs"].push_back({{"name", p.tensor_names[t]}, {"shape", shape_json(g.shape(t))}});
+              nlohmann::json entry = {{"name", program.name},
+                                      {"inputs", nlohmann::json::array()},
+                                      {"outputs", nlohmann::json::array()},
+                                      {"ops", graph.ops.size()}};
+              for (int t = 0; t < graph.num_inputs; ++t) {
+                ins += fmt::format("{}{} {}", t ? ", " : "", program.tensor_names[t], to_string(graph.shape(t)));
+                entry["inputs"].push_back({{"name", program.tensor_names[t]}, {"shape", shape_json(graph.shape(t))}});
               }
-              for (int32_t t : g.outputs) {
-                outs += fmt::format("{}{} {}", outs.empty() ? "" : ", ", p.tensor_names[t], to_string(g.shape(t)));
-                j["outputs"].push_back({{"name", p.tensor_names[t]}, {"shape", shape_json(g.shape(t))}});
+              for (int32_t t : graph.outputs) {
+                outs += fmt::format("{}{} {}", outs.empty() ? "" : ", ", program.tensor_names[t],
+                                    to_string(graph.shape(t)));
+                entry["outputs"].push_back({{"name", program.tensor_names[t]}, {"shape", shape_json(graph.shape(t))}});
               }
               if (*json_out)
-                all.push_back(j);
+                all.push_back(entry);
               else
-                fmt::print("{:<20} {} ops  in: {}  out: {}\n", p.name, g.ops.size(), ins, outs);
+                fmt::print("{:<20} {} ops  in: {}  out: {}\n", program.name, graph.ops.size(), ins, outs);
             }
             if (*json_out) fmt::print("{}\n", all.dump(2));
             return 0;

@@ -31,17 +31,17 @@ struct Opts {
 };
 
 // Defaults, then the program's preset, then --config, then the flags.
-SearchConfig config_of(const Opts& o, const Program& p) {
+SearchConfig config_of(const Opts& args, const Program& program) {
   SearchConfig cfg;
-  if (!p.search_preset.is_null()) apply_config_json(cfg, p.search_preset, p.name + " (preset)");
-  if (!o.config.empty()) {
-    const auto j = nlohmann::json::parse(read_file(o.config), nullptr, false);
-    if (j.is_discarded()) throw InputError(o.config + ": not valid JSON; check brackets, commas and quotes");
-    apply_config_json(cfg, j, o.config);
+  if (!program.search_preset.is_null()) apply_config_json(cfg, program.search_preset, program.name + " (preset)");
+  if (!args.config.empty()) {
+    const auto j = nlohmann::json::parse(read_file(args.config), nullptr, false);
+    if (j.is_discarded()) throw InputError(args.config + ": not valid JSON; check brackets, commas and quotes");
+    apply_config_json(cfg, j, args.config);
   }
-  if (o.max_kernel_ops) apply_config_json(cfg, {{"max_kernel_ops", o.max_kernel_ops}}, "--max-kernel-ops");
-  if (o.max_block_ops) apply_config_json(cfg, {{"max_block_ops", o.max_block_ops}}, "--max-block-ops");
-  resolve(cfg, p.graph);
+  if (args.max_kernel_ops) apply_config_json(cfg, {{"max_kernel_ops", args.max_kernel_ops}}, "--max-kernel-ops");
+  if (args.max_block_ops) apply_config_json(cfg, {{"max_block_ops", args.max_block_ops}}, "--max-block-ops");
+  resolve(cfg, program.graph);
   return cfg;
 }
 
@@ -60,26 +60,26 @@ void pin_gpu_per_rank() {
 }
 
 // The bfs-only flags, checked before anything runs.
-void check_bfs_flags(const Opts& o) {
-  const bool bfs = o.strategy == "bfs";
+void check_bfs_flags(const Opts& args) {
+  const bool bfs = args.strategy == "bfs";
   auto only_bfs = [&](bool given, const char* flag) {
     if (given && !bfs) throw InputError(std::string(flag) + ": only --strategy bfs has it; add --strategy bfs or drop it");
   };
-  only_bfs(o.dedup != "structural", "--dedup function");
-  only_bfs(o.memory_limit > 0, "--memory-limit");
-  only_bfs(!o.checkpoint.empty(), "--checkpoint");
-  only_bfs(!o.resume.empty(), "--resume");
-  if (!o.checkpoint.empty() && !o.resume.empty() && o.checkpoint != o.resume)
+  only_bfs(args.dedup != "structural", "--dedup function");
+  only_bfs(args.memory_limit > 0, "--memory-limit");
+  only_bfs(!args.checkpoint.empty(), "--checkpoint");
+  only_bfs(!args.resume.empty(), "--resume");
+  if (!args.checkpoint.empty() && !args.resume.empty() && args.checkpoint != args.resume)
     throw InputError("--checkpoint and --resume name different directories; a resumed run keeps checkpointing where it "
                      "resumed from, so give only --resume");
 }
 
 // MPI starts only for dfs-mpi or when mpirun started this process, so a plain search needs no MPI
 // runtime. Each rank takes one GPU of its machine: with several, the device of its local rank.
-std::unique_ptr<Comm> start_ranks(const Opts& o) {
-  if (o.strategy != "dfs-mpi" && !under_mpi_launcher()) return nullptr;
+std::unique_ptr<Comm> start_ranks(const Opts& args) {
+  if (args.strategy != "dfs-mpi" && !under_mpi_launcher()) return nullptr;
   if (!mpi_built())
-    throw InputError(o.strategy == "dfs-mpi"
+    throw InputError(args.strategy == "dfs-mpi"
                          ? "--strategy dfs-mpi: not available, this ugsearch was built without MPI (install "
                            "libopenmpi-dev and rebuild)"
                          : "started by mpirun, but this ugsearch was built without MPI; run it without mpirun");
@@ -87,18 +87,18 @@ std::unique_ptr<Comm> start_ranks(const Opts& o) {
   return start_mpi();
 }
 
-int search(const Opts& o, Comm* comm) {
-  const Program p = load_program(o.program);
-  const SearchConfig cfg = config_of(o, p);
+int search(const Opts& args, Comm* comm) {
+  const Program program = load_program(args.program);
+  const SearchConfig cfg = config_of(args, program);
   RunOptions opt;
-  opt.strategy = *strategy_from_name(o.strategy);
-  opt.threads = o.threads;
-  opt.field = *field_from_name(o.field);
-  opt.backend = *backend_from_name(o.backend);
-  opt.dedup = *dedup_from_name(o.dedup);
-  opt.memory_limit_mib = o.memory_limit;
-  opt.resume = !o.resume.empty();
-  const std::string checkpoint_dir = opt.resume ? o.resume : o.checkpoint;
+  opt.strategy = *strategy_from_name(args.strategy);
+  opt.threads = args.threads;
+  opt.field = *field_from_name(args.field);
+  opt.backend = *backend_from_name(args.backend);
+  opt.dedup = *dedup_from_name(args.dedup);
+  opt.memory_limit_mib = args.memory_limit;
+  opt.resume = !args.resume.empty();
+  const std::string checkpoint_dir = opt.resume ? args.resume : args.checkpoint;
   std::optional<DirectoryCheckpoints> checkpoints;
   if (!checkpoint_dir.empty()) {
     std::error_code ec;
@@ -106,8 +106,8 @@ int search(const Opts& o, Comm* comm) {
       throw InputError(checkpoint_dir + ": cannot create the checkpoint directory (" + ec.message() + ")");
     opt.checkpoints = &checkpoints.emplace(checkpoint_dir);
   }
-  opt.seed = o.seed;
-  opt.time_limit_s = o.time_limit;
+  opt.seed = args.seed;
+  opt.time_limit_s = args.time_limit;
   opt.comm = comm;
   std::atomic<bool> stop{false};
   std::optional<StopSignals> signals;
@@ -116,33 +116,36 @@ int search(const Opts& o, Comm* comm) {
     signals.emplace(stop);
   }
   const bool root = !comm || comm->rank() == 0;
-  opt.progress = root && !o.quiet && isatty(STDERR_FILENO);
-  const SearchResult r = run_search(p.graph, cfg, opt);
+  opt.progress = root && !args.quiet && isatty(STDERR_FILENO);
+  const SearchResult result = run_search(program.graph, cfg, opt);
   const int sig = StopSignals::caught();
-  const std::string stopped_by = !r.partial ? "" : sig ? signal_name(sig) : "time_limit";
-  const int status = !r.partial ? 0 : sig ? 128 + sig : 3;
+  const std::string stopped_by = !result.partial ? "" : sig ? signal_name(sig) : "time_limit";
+  const int status = !result.partial ? 0 : sig ? 128 + sig : 3;
   if (!root) return status;
-  nlohmann::json doc = results_json(p, cfg, opt, r);
+  nlohmann::json doc = results_json(program, cfg, opt, result);
   doc["run"]["stopped_by"] = stopped_by.empty() ? nlohmann::json() : nlohmann::json(stopped_by);  // null: ran to its end
-  write_file_atomic(o.out, doc.dump(1) + "\n");
-  if (!o.quiet)
-    fmt::print("{}: {} μGraphs{} in {:.2f} s ({} states, {:.0f} states/s, {} z3 calls); results in {}\n", p.name,
-               r.mugraphs.size(), r.partial ? " so far (stopped by " + (sig ? stopped_by : "--time-limit") + ")" : "", r.wall_s,
-               r.totals.states, r.totals.states / std::max(r.wall_s, 1e-9), r.expr.z3_calls, o.out);
+  write_file_atomic(args.out, doc.dump(1) + "\n");
+  if (!args.quiet)
+    fmt::print("{}: {} μGraphs{} in {:.2f} s ({} states, {:.0f} states/s, {} z3 calls); results in {}\n", program.name,
+               result.mugraphs.size(),
+               result.partial ? " so far (stopped by " + (sig ? stopped_by : "--time-limit") + ")" : "", result.wall_s,
+               result.totals.states, result.totals.states / std::max(result.wall_s, 1e-9), result.expr.z3_calls,
+               args.out);
   return status;
 }
 
-int run(const Opts& o) {
-  check_bfs_flags(o);
-  const std::unique_ptr<Comm> comm = start_ranks(o);
-  if (!comm || comm->size() == 1) return search(o, comm.get());
-  if (o.strategy != "dfs-mpi" && o.strategy != "bfs") {  // every rank decides alike: no abort needed
+int run(const Opts& args) {
+  check_bfs_flags(args);
+  const std::unique_ptr<Comm> comm = start_ranks(args);
+  if (!comm || comm->size() == 1) return search(args, comm.get());
+  if (args.strategy != "dfs-mpi" && args.strategy != "bfs") {  // every rank decides alike: no abort needed
     if (comm->rank() == 0)
-      fmt::print(stderr, "ugsearch: --strategy {} runs in one process; over ranks use dfs-mpi or bfs\n", o.strategy);
+      fmt::print(stderr, "ugsearch: --strategy {} runs in one process; over ranks use dfs-mpi or bfs\n",
+                 args.strategy);
     return 2;
   }
   try {
-    return search(o, comm.get());
+    return search(args, comm.get());
   } catch (const std::exception& e) {  // one rank's failure ends every rank: never a partial result
     fmt::print(stderr, "ugsearch: rank {}: {}\n", comm->rank(), e.what());
     comm->abort(dynamic_cast<const InputError*>(&e) ? 2 : kFailed);
@@ -153,40 +156,43 @@ int run(const Opts& o) {
 }  // namespace
 
 Verb add_search(CLI::App& app) {
-  auto o = std::make_shared<Opts>();
+  auto args = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("search", "Search μGraphs equivalent to a program; write a results file");
-  cmd->add_option("PROGRAM", o->program, "Built-in program name or program file")->required();
-  cmd->add_option("--strategy", o->strategy, "Search strategy")
+  cmd->add_option("PROGRAM", args->program, "Built-in program name or program file")->required();
+  cmd->add_option("--strategy", args->strategy, "Search strategy")
       ->check(CLI::IsMember({"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"}))
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Worker threads (of each rank, under mpirun)")
+  cmd->add_option("--threads", args->threads, "Worker threads (of each rank, under mpirun)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  cmd->add_option("--backend", o->backend, "Fingerprint backend")
+  cmd->add_option("--backend", args->backend, "Fingerprint backend")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  cmd->add_option("--field", o->field, "Finite field of the tests")
+  cmd->add_option("--field", args->field, "Finite field of the tests")
       ->check(CLI::IsMember({"wide", "mirage"}))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the fingerprint and confirmation tests")->capture_default_str();
-  cmd->add_option("--config", o->config, "Search config file (JSON), applied over the program's preset");
-  cmd->add_option("--max-kernel-ops", o->max_kernel_ops, "Kernel-level ops, counting inputs")->check(CLI::Range(1, 16));
-  cmd->add_option("--max-block-ops", o->max_block_ops, "Block-level ops, counting loaders")->check(CLI::Range(2, 20));
-  cmd->add_option("--time-limit", o->time_limit, "Stop after this many seconds (exit 3, partial results)")
+  cmd->add_option("--seed", args->seed, "Seed of the fingerprint and confirmation tests")->capture_default_str();
+  cmd->add_option("--config", args->config, "Search config file (JSON), applied over the program's preset");
+  cmd->add_option("--max-kernel-ops", args->max_kernel_ops, "Kernel-level ops, counting inputs")
+      ->check(CLI::Range(1, 16));
+  cmd->add_option("--max-block-ops", args->max_block_ops, "Block-level ops, counting loaders")
+      ->check(CLI::Range(2, 20));
+  cmd->add_option("--time-limit", args->time_limit, "Stop after this many seconds (exit 3, partial results)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--dedup", o->dedup, "bfs: states that are one (structural: equal graphs; function: equal tensors)")
+  cmd->add_option("--dedup", args->dedup,
+                  "bfs: states that are one (structural: equal graphs; function: equal tensors)")
       ->check(CLI::IsMember({"structural", "function"}))
       ->capture_default_str();
-  cmd->add_option("--memory-limit", o->memory_limit, "bfs: MiB of frontier; past it, levels are searched in chunks")
+  cmd->add_option("--memory-limit", args->memory_limit, "bfs: MiB of frontier; past it, levels are searched in chunks")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  cmd->add_option("--checkpoint", o->checkpoint, "bfs: directory for a checkpoint after every level");
-  cmd->add_option("--resume", o->resume, "bfs: continue the run whose checkpoint is in this directory");
-  cmd->add_option("--out", o->out, "Results file")->capture_default_str();
-  cmd->add_flag("--quiet", o->quiet, "No progress line and no summary");
+  cmd->add_option("--checkpoint", args->checkpoint, "bfs: directory for a checkpoint after every level");
+  cmd->add_option("--resume", args->resume, "bfs: continue the run whose checkpoint is in this directory");
+  cmd->add_option("--out", args->out, "Results file")->capture_default_str();
+  cmd->add_flag("--quiet", args->quiet, "No progress line and no summary");
   cmd->footer("Ctrl-C (SIGINT) or SIGTERM stops a search as --time-limit does: the results so far are written,\n"
               "marked partial, and bfs leaves its checkpoint (exit 130 or 143); a second signal ends it at once.\n\n"
               "Search config keys (JSON, --config):\n" + config_reference());
-  return {cmd, [o] { return run(*o); }};
+  return {cmd, [args] { return run(*args); }};
 }
 
 }  // namespace ugs::cli

@@ -14,23 +14,23 @@ Verb add_show(CLI::App& app) {
     std::string path;
     bool dot = false, json = false;
   };
-  auto o = std::make_shared<Opts>();
+  auto args = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("show", "Print a μGraph (a μGraph file or a results file's first μGraph)");
-  cmd->add_option("MUGRAPH", o->path, "μGraph or results file")->required();
-  auto* dot = cmd->add_flag("--dot", o->dot, "Print Graphviz DOT");
-  cmd->add_flag("--json", o->json, "Print the canonical JSON with its hash")->excludes(dot);
-  return {cmd, [o] {
+  cmd->add_option("MUGRAPH", args->path, "μGraph or results file")->required();
+  auto* dot = cmd->add_flag("--dot", args->dot, "Print Graphviz DOT");
+  cmd->add_flag("--json", args->json, "Print the canonical JSON with its hash")->excludes(dot);
+  return {cmd, [args] {
             const GraphRules rules;
-            KernelGraph g = load_mugraph(o->path, rules);
-            const bool canonical = canonicalize(g, rules);
-            const std::string hash = fmt::format("{:016x}", structural_hash(g));
-            if (o->dot) {
-              fmt::print("{}", to_dot(g));
-            } else if (o->json) {
-              const nlohmann::json j = {{"hash", hash}, {"canonical", canonical}, {"graph", to_json(g)}};
+            KernelGraph mugraph = load_mugraph(args->path, rules);
+            const bool canonical = canonicalize(mugraph, rules);
+            const std::string hash = fmt::format("{:016x}", structural_hash(mugraph));
+            if (args->dot) {
+              fmt::print("{}", to_dot(mugraph));
+            } else if (args->json) {
+              const nlohmann::json j = {{"hash", hash}, {"canonical", canonical}, {"graph", to_json(mugraph)}};
               fmt::print("{}\n", j.dump(2));
             } else {
-              fmt::print("μGraph {}{}\n{}", hash, canonical ? "" : "  (no canonical order exists)", to_text(g));
+              fmt::print("μGraph {}{}\n{}", hash, canonical ? "" : "  (no canonical order exists)", to_text(mugraph));
             }
             return 0;
           }};

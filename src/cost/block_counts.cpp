@@ -31,25 +31,25 @@ int64_t replicas(const BlockGraph& bg, const BlockInput& in) {
   return r;
 }
 
-void count_device_memory(const KernelGraph& g, const BlockGraph& bg, int eb, KernelCounts& k) {
+void count_device_memory(const KernelGraph& graph, const BlockGraph& bg, int eb, KernelCounts& counts) {
   for (int i = 0; i < bg.inputs.size(); ++i) {
     const BlockInput& in = bg.inputs[i];
-    const int64_t bytes = g.shape(in.tensor).numel() * eb;
-    k.dram_read += bytes * replicas(bg, in);
+    const int64_t bytes = graph.shape(in.tensor).numel() * eb;
+    counts.dram_read += bytes * replicas(bg, in);
     bool seen = false;  // a tensor loaded twice is read from device memory once if replicas hit L2
     for (int j = 0; j < i; ++j) seen |= bg.inputs[j].tensor == in.tensor;
-    if (!seen) k.dram_unique += bytes;
-    ++k.edges[EdgeClass::Global];
+    if (!seen) counts.dram_unique += bytes;
+    ++counts.edges[EdgeClass::Global];
   }
   for (int i = 0; i < bg.outputs.size(); ++i) {
-    k.dram_write += bg.output_shape(i).numel() * eb;
-    ++k.edges[EdgeClass::Global];
+    counts.dram_write += bg.output_shape(i).numel() * eb;
+    ++counts.edges[EdgeClass::Global];
   }
-  k.dram_unique += k.dram_write;
+  counts.dram_unique += counts.dram_write;
 }
 
 // Per block: shared-memory and register bytes, flops, and the edges inside the block.
-void count_on_chip(const BlockGraph& bg, int eb, KernelCounts& k) {
+void count_on_chip(const BlockGraph& bg, int eb, KernelCounts& counts) {
   const int ni = bg.inputs.size();
   std::array<bool, kMaxTiles> regional{};
   for (int t = 0; t < ni; ++t) regional[t] = true;  // loads land in shared memory
@@ -62,34 +62,34 @@ void count_on_chip(const BlockGraph& bg, int eb, KernelCounts& k) {
       if (i == 1 && t == op.in[0]) continue;  // x*x reads x once
       const Shape& s = bg.tiles[t].shape;
       const EdgeClass c = t < ni ? EdgeClass::Regional : classify(access_of(op.kind), s, out);
-      ++k.edges[c];
-      (c == EdgeClass::Local ? k.registers : k.smem) += s.numel() * eb * runs(bg, j);
+      ++counts.edges[c];
+      (c == EdgeClass::Local ? counts.registers : counts.smem) += s.numel() * eb * runs(bg, j);
       regional[t] = regional[t] || c == EdgeClass::Regional;
     }
     const int64_t n = runs(bg, j);
     if (op.kind == OpKind::Matmul)
-      k.mma_flops += 2 * out.numel() * a.last() * n;
+      counts.mma_flops += 2 * out.numel() * a.last() * n;
     else
-      k.vector_flops += scalar_ops(op, a, out) * n;
-    if (op.kind == OpKind::RmsNorm) k.smem += 2 * (out.numel() / out.last()) * eb * n;  // row rms
+      counts.vector_flops += scalar_ops(op, a, out) * n;
+    if (op.kind == OpKind::RmsNorm) counts.smem += 2 * (out.numel() / out.last()) * eb * n;  // row rms
   }
   for (int t = 0; t < bg.tiles.size(); ++t)
-    if (regional[t]) k.smem += bg.tiles[t].shape.numel() * eb * writes(bg, t);
+    if (regional[t]) counts.smem += bg.tiles[t].shape.numel() * eb * writes(bg, t);
 }
 
 }  // namespace
 
-KernelCounts block_counts(const KernelGraph& g, const BlockGraph& bg, int elem_bytes) {
-  KernelCounts k;
-  k.what = fmt::format("block {}x{}x{} loop {}", bg.grid[0], bg.grid[1], bg.grid[2], bg.loop);
-  k.blocks = bg.num_blocks();
-  count_on_chip(bg, elem_bytes, k);
-  k.smem *= k.blocks;
-  k.registers *= k.blocks;
-  k.mma_flops *= k.blocks;
-  k.vector_flops *= k.blocks;
-  count_device_memory(g, bg, elem_bytes, k);
-  return k;
+KernelCounts block_counts(const KernelGraph& graph, const BlockGraph& bg, int elem_bytes) {
+  KernelCounts counts;
+  counts.what = fmt::format("block {}x{}x{} loop {}", bg.grid[0], bg.grid[1], bg.grid[2], bg.loop);
+  counts.blocks = bg.num_blocks();
+  count_on_chip(bg, elem_bytes, counts);
+  counts.smem *= counts.blocks;
+  counts.registers *= counts.blocks;
+  counts.mma_flops *= counts.blocks;
+  counts.vector_flops *= counts.blocks;
+  count_device_memory(graph, bg, elem_bytes, counts);
+  return counts;
 }
 
 }  // namespace ugs

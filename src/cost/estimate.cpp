@@ -8,19 +8,19 @@
 
 namespace ugs {
 
-Cost estimate(const KernelGraph& g, const GpuSpec& gpu) {
+Cost estimate(const KernelGraph& graph, const GpuSpec& gpu) {
   std::vector<KernelCost> kernels;
-  kernels.reserve(g.ops.size());
-  for (int i = 0; i < g.ops.size(); ++i) {
-    const KernelOp& k = g.ops[i];
-    if (k.op.kind == OpKind::Block) {
-      kernels.push_back(price_kernel(block_counts(g, g.blocks[k.block], gpu.elem_bytes), gpu));
+  kernels.reserve(graph.ops.size());
+  for (int i = 0; i < graph.ops.size(); ++i) {
+    const KernelOp& kernel_op = graph.ops[i];
+    if (kernel_op.op.kind == OpKind::Block) {
+      kernels.push_back(price_kernel(block_counts(graph, graph.blocks[kernel_op.block], gpu.elem_bytes), gpu));
       continue;
     }
-    const Flow f = flow_of_op(g, i);
+    const Flow flow = flow_of_op(graph, i);
     std::array<int, 2> nodes{0, 1};  // rms_norm is two nodes, any other op one
-    const std::span<const int> all(nodes.data(), f.nodes.size());
-    kernels.push_back(price_kernel(group_counts(f, all, gpu.elem_bytes), gpu));
+    const std::span<const int> all(nodes.data(), flow.nodes.size());
+    kernels.push_back(price_kernel(group_counts(flow, all, gpu.elem_bytes), gpu));
   }
   return sum_kernels(std::move(kernels));
 }

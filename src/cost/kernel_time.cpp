@@ -14,50 +14,50 @@ std::string_view name_of(Bound b) {
   return "?";
 }
 
-KernelCost price_kernel(const KernelCounts& k, const GpuSpec& gpu) {
+KernelCost price_kernel(const KernelCounts& counts, const GpuSpec& gpu) {
   // A library kernel fills the GPU; a block graph runs exactly its grid.
-  const double blocks = k.blocks == kFullGrid ? gpu.sms : static_cast<double>(k.blocks);
+  const double blocks = counts.blocks == kFullGrid ? gpu.sms : static_cast<double>(counts.blocks);
   const double active_sms = std::min(blocks, static_cast<double>(gpu.sms));
   const double busy = active_sms / gpu.sms;
   const double dram_rate = std::min(gpu.dram_bytes_per_s, active_sms * gpu.sm_dram_bytes_per_s);
   constexpr double kUs = 1e6;
 
-  KernelCost c;
-  c.counts = k;
-  c.dram_us = static_cast<double>(k.dram_read + k.dram_write) / dram_rate * kUs;
-  c.smem_us = static_cast<double>(k.smem) / (gpu.smem_bytes_per_s * busy) * kUs;
-  c.compute_us = (static_cast<double>(k.mma_flops) / gpu.tensor_flops_per_s +
-                  static_cast<double>(k.vector_flops) / gpu.vector_flops_per_s) / busy * kUs;
-  c.launch_us = gpu.launch_us;
-  double worst = c.dram_us;
-  if (c.smem_us > worst) {
-    worst = c.smem_us;
-    c.bound = Bound::Smem;
+  KernelCost cost;
+  cost.counts = counts;
+  cost.dram_us = static_cast<double>(counts.dram_read + counts.dram_write) / dram_rate * kUs;
+  cost.smem_us = static_cast<double>(counts.smem) / (gpu.smem_bytes_per_s * busy) * kUs;
+  cost.compute_us = (static_cast<double>(counts.mma_flops) / gpu.tensor_flops_per_s +
+                     static_cast<double>(counts.vector_flops) / gpu.vector_flops_per_s) / busy * kUs;
+  cost.launch_us = gpu.launch_us;
+  double worst = cost.dram_us;
+  if (cost.smem_us > worst) {
+    worst = cost.smem_us;
+    cost.bound = Bound::Smem;
   }
-  if (c.compute_us > worst) {
-    worst = c.compute_us;
-    c.bound = Bound::Compute;
+  if (cost.compute_us > worst) {
+    worst = cost.compute_us;
+    cost.bound = Bound::Compute;
   }
-  c.total_us = c.launch_us + worst;
-  return c;
+  cost.total_us = cost.launch_us + worst;
+  return cost;
 }
 
 Cost sum_kernels(std::vector<KernelCost> kernels) {
-  Cost c;
-  for (const KernelCost& k : kernels) {
-    const KernelCounts& n = k.counts;
-    c.estimated_us += k.total_us;
-    c.dram_bytes += n.dram_read + n.dram_write;
-    c.dram_unique_bytes += n.dram_unique;
-    c.smem_bytes += n.smem;
-    c.register_bytes += n.registers;
-    c.mma_flops += n.mma_flops;
-    c.vector_flops += n.vector_flops;
-    c.edges += n.edges;
+  Cost total;
+  for (const KernelCost& kernel : kernels) {
+    const KernelCounts& counts = kernel.counts;
+    total.estimated_us += kernel.total_us;
+    total.dram_bytes += counts.dram_read + counts.dram_write;
+    total.dram_unique_bytes += counts.dram_unique;
+    total.smem_bytes += counts.smem;
+    total.register_bytes += counts.registers;
+    total.mma_flops += counts.mma_flops;
+    total.vector_flops += counts.vector_flops;
+    total.edges += counts.edges;
   }
-  c.kernels = static_cast<int>(kernels.size());
-  c.per_kernel = std::move(kernels);
-  return c;
+  total.kernels = static_cast<int>(kernels.size());
+  total.per_kernel = std::move(kernels);
+  return total;
 }
 
 bool ranks_before(const Cost& a, uint64_t hash_a, const Cost& b, uint64_t hash_b) {

@@ -32,24 +32,24 @@ void copy_box(const Tensor<V>& src, const Index4& src_origin, Tensor<V>& dst, co
       }
 }
 
-// Origin (4-D) of the tile that block b loads at iteration it from input i of shape src.
-inline Index4 load_origin(const BlockGraph& bg, int i, const Shape& src, const Dim3& b, int64_t it) {
+// Origin (4-D) of the tile that block `block` loads at iteration it from input i of shape src.
+inline Index4 load_origin(const BlockGraph& bg, int i, const Shape& src, const Dim3& block, int64_t it) {
   const BlockInput& in = bg.inputs[i];
-  const Shape& t = bg.tiles[i].shape;
-  Index4 o{0, 0, 0, 0};
+  const Shape& tile = bg.tiles[i].shape;
+  Index4 origin{0, 0, 0, 0};
   for (int a = 0; a < 3; ++a)
-    if (in.imap[a] != kNoDim) o[src.to4(in.imap[a])] += int64_t{b[a]} * (src.d[in.imap[a]] / bg.grid[a]);
-  if (in.fmap != kNoDim) o[src.to4(in.fmap)] += it * t.d[in.fmap];
-  return o;
+    if (in.imap[a] != kNoDim) origin[src.to4(in.imap[a])] += int64_t{block[a]} * (src.d[in.imap[a]] / bg.grid[a]);
+  if (in.fmap != kNoDim) origin[src.to4(in.fmap)] += it * tile.d[in.fmap];
+  return origin;
 }
 
-inline Index4 save_origin(const BlockGraph& bg, int o, const Dim3& b) {
-  const BlockOutput& out = bg.outputs[o];
+inline Index4 save_origin(const BlockGraph& bg, int output, const Dim3& block) {
+  const BlockOutput& out = bg.outputs[output];
   const Shape& u = bg.tiles[out.tile].shape;
-  Index4 r{0, 0, 0, 0};
+  Index4 origin{0, 0, 0, 0};
   for (int a = 0; a < 3; ++a)
-    if (out.omap[a] != kNoDim) r[u.to4(out.omap[a])] = int64_t{b[a]} * u.d[out.omap[a]];
-  return r;
+    if (out.omap[a] != kNoDim) origin[u.to4(out.omap[a])] = int64_t{block[a]} * u.d[out.omap[a]];
+  return origin;
 }
 
 enum class Stage : uint8_t { Loop, Accum, After };
@@ -60,12 +60,12 @@ inline Stage stage_of(const BlockGraph& bg, int k) {
 }
 
 template <class A>
-void apply_tile(const A& ar, const BlockGraph& bg, std::vector<Tensor<typename A::Value>>& t, int k,
+void apply_tile(const A& ar, const BlockGraph& bg, std::vector<Tensor<typename A::Value>>& tiles, int k,
                 uint64_t& zeros) {
   const Op& op = bg.ops[k];
-  Tensor<typename A::Value>& out = t[bg.inputs.size() + k];
-  const auto* b = arity(op.kind) == 2 ? &t[op.in[1]] : nullptr;
-  apply_rows(ar, op, t[op.in[0]], b, out, 0, rows_of(out.shape), zeros);
+  Tensor<typename A::Value>& out = tiles[bg.inputs.size() + k];
+  const auto* b = arity(op.kind) == 2 ? &tiles[op.in[1]] : nullptr;
+  apply_rows(ar, op, tiles[op.in[0]], b, out, 0, rows_of(out.shape), zeros);
 }
 
 // Runs one block: the loop, the accumulators' final step, the ops after the loop and the savers. The
@@ -73,28 +73,28 @@ void apply_tile(const A& ar, const BlockGraph& bg, std::vector<Tensor<typename A
 // is loaded once.
 template <class A>
 void run_one_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
-                   std::span<Tensor<typename A::Value>* const> out, const Dim3& b,
-                   std::vector<Tensor<typename A::Value>>& t, uint64_t& zeros) {
+                   std::span<Tensor<typename A::Value>* const> out, const Dim3& block,
+                   std::vector<Tensor<typename A::Value>>& tiles, uint64_t& zeros) {
   const int ni = bg.inputs.size(), nk = bg.ops.size();
   for (int k = 0; k < nk; ++k)
-    if (stage_of(bg, k) == Stage::Accum) std::fill(t[ni + k].data.begin(), t[ni + k].data.end(), ar.zero());
+    if (stage_of(bg, k) == Stage::Accum) std::fill(tiles[ni + k].data.begin(), tiles[ni + k].data.end(), ar.zero());
   for (int64_t it = 0; it < bg.loop; ++it) {
     for (int i = 0; i < ni; ++i)
       if (it == 0 || bg.inputs[i].fmap != kNoDim)
-        copy_box(*in[i], load_origin(bg, i, in[i]->shape, b, it), t[i], {}, t[i].shape);
+        copy_box(*in[i], load_origin(bg, i, in[i]->shape, block, it), tiles[i], {}, tiles[i].shape);
     for (int k = 0; k < nk; ++k)
-      if (stage_of(bg, k) != Stage::After) apply_tile(ar, bg, t, k, zeros);
+      if (stage_of(bg, k) != Stage::After) apply_tile(ar, bg, tiles, k, zeros);
   }
   for (int k = 0; k < nk; ++k) {
     if (bg.ops[k].kind != OpKind::AccumRmsLastdim) continue;
     const int64_t n = int64_t{bg.loop} * bg.tiles[bg.ops[k].in[0]].shape.last();
-    for (auto& v : t[ni + k].data) v = rms_of_sum(ar, v, n, zeros);
+    for (auto& v : tiles[ni + k].data) v = rms_of_sum(ar, v, n, zeros);
   }
   for (int k = 0; k < nk; ++k)
-    if (stage_of(bg, k) == Stage::After) apply_tile(ar, bg, t, k, zeros);
+    if (stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles, k, zeros);
   for (int o = 0; o < bg.outputs.size(); ++o) {
-    const auto& tile = t[bg.outputs[o].tile];
-    copy_box(tile, {}, *out[o], save_origin(bg, o, b), tile.shape);
+    const auto& tile = tiles[bg.outputs[o].tile];
+    copy_box(tile, {}, *out[o], save_origin(bg, o, block), tile.shape);
   }
 }
 

@@ -29,31 +29,31 @@ constexpr int64_t kBatchesFromOps = 10'000'000;
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(FingerprintSetup setup) : s_(std::move(setup)) {
-    for (const auto& t : s_.inputs) input_hashes_.push_back(tensor_hash(t.data.data(), t.numel(), t.shape));
-    with_field(s_.field, [&](auto ar) { exp_ = exp_table<decltype(ar)>(s_.omega); });
+  explicit CpuBackend(FingerprintSetup setup) : setup_(std::move(setup)) {
+    for (const auto& t : setup_.inputs) input_hashes_.push_back(tensor_hash(t.data.data(), t.numel(), t.shape));
+    with_field(setup_.field, [&](auto ar) { exp_ = exp_table<decltype(ar)>(setup_.omega); });
   }
   BackendKind kind() const override { return BackendKind::Cpu; }
   // Candidates of milliseconds each are best evaluated side by side by the backend's threads, a batch
   // at a time: evaluated by the search threads where they arise, a chunk's one state with many held
   // its thread while the others waited (full gqa, 1,421 fingerprints, bfs at 2 threads: 118 s against
   // 98 s). Small ones are better where they arise, each from its thread's last (gqa_small: 5-15%).
-  bool wants_batches() const override { return s_.program_ops >= kBatchesFromOps; }
+  bool wants_batches() const override { return setup_.program_ops >= kBatchesFromOps; }
   std::unique_ptr<FingerprintContext> make_context() const override { return std::make_unique<CpuContext>(); }
 
   // In order, each graph from where the one before it (the context's last, first) stopped.
   void fingerprint_with(std::span<const KernelGraph* const> graphs, Fingerprints& out, FingerprintContext* ctx) override {
-    auto* c = dynamic_cast<CpuContext*>(ctx);
-    if (!c) return fingerprint(graphs, out, nullptr);
+    auto* context = dynamic_cast<CpuContext*>(ctx);
+    if (!context) return fingerprint(graphs, out, nullptr);
     out.reset(graphs);
     for (size_t i = 0; i < graphs.size(); ++i) {
-      const KernelGraph& g = *graphs[i];
-      const int from = c->has_last ? shared_prefix(c->last, g) : 0;
+      const KernelGraph& graph = *graphs[i];
+      const int from = context->has_last ? shared_prefix(context->last, graph) : 0;
       uint64_t* hashes = &out.hashes[out.first[i]];
-      one(g, from, c->computed, c->hashes.data(), hashes, out.match[i]);
-      c->last = g;
-      c->has_last = true;
-      c->hashes.assign(hashes, hashes + g.num_tensors());
+      one(graph, from, context->computed, context->hashes.data(), hashes, out.match[i]);
+      context->last = graph;
+      context->has_last = true;
+      context->hashes.assign(hashes, hashes + graph.num_tensors());
     }
   }
 
@@ -94,29 +94,29 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // Graph g from op `from` on; the tensors and hashes of the ops before it are the previous graph's.
-  void one(const KernelGraph& g, int from, std::vector<Tensor<FieldPair>>& computed, const uint64_t* before,
+  // `graph` from op `from` on; the tensors and hashes of the ops before it are the previous graph's.
+  void one(const KernelGraph& graph, int from, std::vector<Tensor<FieldPair>>& computed, const uint64_t* before,
            uint64_t* hashes, uint8_t& match) const {
-    with_field(s_.field, [&](auto ar) {
-      ar.omega = s_.omega;
+    with_field(setup_.field, [&](auto ar) {
+      ar.omega = setup_.omega;
       ar.exp_table = exp_.data();
-      evaluate_ops_from(ar, g, std::span<const Tensor<FieldPair>>(s_.inputs), computed, from);
-      for (int t = 0; t < g.num_inputs; ++t) hashes[t] = input_hashes_[t];
-      const int kept = from == 0 ? 0 : g.ops[from - 1].first_out + g.ops[from - 1].num_out - g.num_inputs;
+      evaluate_ops_from(ar, graph, std::span<const Tensor<FieldPair>>(setup_.inputs), computed, from);
+      for (int t = 0; t < graph.num_inputs; ++t) hashes[t] = input_hashes_[t];
+      const int kept = from == 0 ? 0 : graph.ops[from - 1].first_out + graph.ops[from - 1].num_out - graph.num_inputs;
       for (int k = 0; k < static_cast<int>(computed.size()); ++k)
-        hashes[g.num_inputs + k] = k < kept ? before[g.num_inputs + k]
+        hashes[graph.num_inputs + k] = k < kept ? before[graph.num_inputs + k]
                                             : tensor_hash(computed[k].data.data(), computed[k].numel(), computed[k].shape);
-      bool same = g.outputs.size() == static_cast<int>(s_.want.size());
-      for (int o = 0; same && o < g.outputs.size(); ++o) {
-        const int32_t t = g.outputs[o];
-        same = t >= g.num_inputs && computed[t - g.num_inputs].shape == s_.want[o].shape &&
-               computed[t - g.num_inputs].data == s_.want[o].data;
+      bool same = graph.outputs.size() == static_cast<int>(setup_.want.size());
+      for (int o = 0; same && o < graph.outputs.size(); ++o) {
+        const int32_t t = graph.outputs[o];
+        same = t >= graph.num_inputs && computed[t - graph.num_inputs].shape == setup_.want[o].shape &&
+               computed[t - graph.num_inputs].data == setup_.want[o].data;
       }
       match = same;
     });
   }
 
-  FingerprintSetup s_;
+  FingerprintSetup setup_;
   std::vector<uint64_t> input_hashes_;
   std::vector<uint32_t> exp_;  // ω's powers for exp (exp_table.h)
 };

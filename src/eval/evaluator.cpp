@@ -49,65 +49,66 @@ void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>&
 }  // namespace
 
 template <class A>
-void evaluate_ops_from(const A& ar, const KernelGraph& g, std::span<const Tensor<typename A::Value>> inputs,
+void evaluate_ops_from(const A& ar, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
                        std::vector<Tensor<typename A::Value>>& computed, int from, EvalStats* stats) {
   using T = Tensor<typename A::Value>;
-  computed.resize(g.num_tensors() - g.num_inputs);
-  std::vector<const T*> tensor(g.num_tensors());
-  for (int t = 0; t < g.num_tensors(); ++t) tensor[t] = t < g.num_inputs ? &inputs[t] : &computed[t - g.num_inputs];
+  computed.resize(graph.num_tensors() - graph.num_inputs);
+  std::vector<const T*> tensor(graph.num_tensors());
+  for (int t = 0; t < graph.num_tensors(); ++t)
+    tensor[t] = t < graph.num_inputs ? &inputs[t] : &computed[t - graph.num_inputs];
   uint64_t zeros = 0;
-  for (int i = from; i < g.ops.size(); ++i) {
-    const KernelOp& k = g.ops[i];
-    std::vector<T*> outs(k.num_out);
-    for (int o = 0; o < k.num_out; ++o) {
-      const int t = k.first_out + o;
-      computed[t - g.num_inputs] = T(g.shape(t));
-      outs[o] = &computed[t - g.num_inputs];
+  for (int i = from; i < graph.ops.size(); ++i) {
+    const KernelOp& kernel_op = graph.ops[i];
+    std::vector<T*> outs(kernel_op.num_out);
+    for (int o = 0; o < kernel_op.num_out; ++o) {
+      const int t = kernel_op.first_out + o;
+      computed[t - graph.num_inputs] = T(graph.shape(t));
+      outs[o] = &computed[t - graph.num_inputs];
     }
-    if (k.op.kind == OpKind::Block) {
-      const BlockGraph& bg = g.blocks[k.block];
+    if (kernel_op.op.kind == OpKind::Block) {
+      const BlockGraph& bg = graph.blocks[kernel_op.block];
       std::vector<const T*> ins;
       for (const BlockInput& in : bg.inputs) ins.push_back(tensor[in.tensor]);
       eval::run_block(ar, bg, std::span<const T* const>(ins), std::span<T* const>(outs), zeros);
     } else {
-      const T* b = arity(k.op.kind) == 2 ? tensor[k.op.in[1]] : nullptr;
-      apply_kernel_op(ar, k.op, *tensor[k.op.in[0]], b, *outs[0], zeros);
+      const T* b = arity(kernel_op.op.kind) == 2 ? tensor[kernel_op.op.in[1]] : nullptr;
+      apply_kernel_op(ar, kernel_op.op, *tensor[kernel_op.op.in[0]], b, *outs[0], zeros);
     }
   }
   if (stats) stats->zero_divisors += zeros;
 }
 
 template <class A>
-std::vector<Tensor<typename A::Value>> evaluate_ops(const A& ar, const KernelGraph& g,
+std::vector<Tensor<typename A::Value>> evaluate_ops(const A& ar, const KernelGraph& graph,
                                                     std::span<const Tensor<typename A::Value>> inputs,
                                                     EvalStats* stats) {
   std::vector<Tensor<typename A::Value>> computed;
-  evaluate_ops_from(ar, g, inputs, computed, 0, stats);
+  evaluate_ops_from(ar, graph, inputs, computed, 0, stats);
   return computed;
 }
 
 template <class A>
-std::vector<Tensor<typename A::Value>> evaluate(const A& ar, const KernelGraph& g,
+std::vector<Tensor<typename A::Value>> evaluate(const A& ar, const KernelGraph& graph,
                                                 std::span<const Tensor<typename A::Value>> inputs,
                                                 EvalStats* stats) {
-  auto computed = evaluate_ops(ar, g, inputs, stats);
+  auto computed = evaluate_ops(ar, graph, inputs, stats);
   std::vector<Tensor<typename A::Value>> result;
-  for (int32_t t : g.outputs)
-    result.push_back(t < g.num_inputs ? inputs[t] : std::move(computed[t - g.num_inputs]));
+  for (int32_t t : graph.outputs)
+    result.push_back(t < graph.num_inputs ? inputs[t] : std::move(computed[t - graph.num_inputs]));
   return result;
 }
 
 template <class A>
-std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_t seed) {
-  std::vector<Tensor<typename A::Value>> r;
-  for (int i = 0; i < g.num_inputs; ++i) {
-    Tensor<typename A::Value> t(g.shape(i));
+std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& graph, uint64_t seed) {
+  std::vector<Tensor<typename A::Value>> inputs;
+  for (int i = 0; i < graph.num_inputs; ++i) {
+    Tensor<typename A::Value> t(graph.shape(i));
     const uint64_t stream = input_stream(seed, i);
 #pragma omp parallel for schedule(static) if (t.numel() >= (int64_t{1} << 16))
     for (int64_t e = 0; e < t.numel(); ++e) t.data[e] = A::sample(input_bits(stream, static_cast<uint64_t>(e)));
-    r.push_back(std::move(t));
+    inputs.push_back(std::move(t));
   }
-  return r;
+  return inputs;
 }
 
 #define UGS_INSTANTIATE(A)                                                                                   \

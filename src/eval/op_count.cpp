@@ -29,11 +29,11 @@ int64_t scalar_ops(const BlockGraph& bg) {
   return bg.num_blocks() * (bg.loop * in_loop + after);
 }
 
-int64_t scalar_ops(const KernelGraph& g) {
+int64_t scalar_ops(const KernelGraph& graph) {
   int64_t n = 0;
-  for (const KernelOp& k : g.ops)
-    n += k.op.kind == OpKind::Block ? scalar_ops(g.blocks[k.block])
-                                    : scalar_ops(k.op, g.shape(k.op.in[0]), g.shape(k.first_out));
+  for (const KernelOp& k : graph.ops)
+    n += k.op.kind == OpKind::Block ? scalar_ops(graph.blocks[k.block])
+                                    : scalar_ops(k.op, graph.shape(k.op.in[0]), graph.shape(k.first_out));
   return n;
 }
 

@@ -8,14 +8,15 @@
 
 namespace ugs {
 
-uint64_t op_identity(const KernelGraph& g, int i) {
-  const KernelOp& k = g.ops[i];
-  if (k.op.kind == OpKind::Block) return Hasher(0xB10C).add(structural_hash(g.blocks[k.block])).value();
-  return Hasher(static_cast<uint64_t>(k.op.kind))
-      .add(static_cast<uint64_t>(static_cast<uint8_t>(k.op.dim)))
-      .add(static_cast<uint32_t>(k.op.to))
-      .add(static_cast<uint32_t>(k.op.in[0]))
-      .add(static_cast<uint32_t>(k.op.in[1]))
+uint64_t op_identity(const KernelGraph& graph, int i) {
+  const KernelOp& kernel_op = graph.ops[i];
+  if (kernel_op.op.kind == OpKind::Block)
+    return Hasher(0xB10C).add(structural_hash(graph.blocks[kernel_op.block])).value();
+  return Hasher(static_cast<uint64_t>(kernel_op.op.kind))
+      .add(static_cast<uint64_t>(static_cast<uint8_t>(kernel_op.op.dim)))
+      .add(static_cast<uint32_t>(kernel_op.op.to))
+      .add(static_cast<uint32_t>(kernel_op.op.in[0]))
+      .add(static_cast<uint32_t>(kernel_op.op.in[1]))
       .value();
 }
 
@@ -41,34 +42,34 @@ int shared_prefix(const KernelGraph& a, const KernelGraph& b) {
 }
 
 PrefixPlan plan_prefixes(std::span<const KernelGraph* const> graphs, int pieces) {
-  PrefixPlan p;
+  PrefixPlan plan;
   std::vector<std::vector<uint64_t>> ids(graphs.size());
   for (size_t g = 0; g < graphs.size(); ++g) {
     for (int i = 0; i < graphs[g]->ops.size(); ++i) ids[g].push_back(op_identity(*graphs[g], i));
-    p.ops += ids[g].size();
+    plan.ops += ids[g].size();
   }
-  p.order.resize(graphs.size());
-  std::iota(p.order.begin(), p.order.end(), 0u);
-  std::stable_sort(p.order.begin(), p.order.end(), [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
+  plan.order.resize(graphs.size());
+  std::iota(plan.order.begin(), plan.order.end(), 0u);
+  std::stable_sort(plan.order.begin(), plan.order.end(), [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
 
   // Groups: equal first ops (a graph without ops is a group of its own), cut to at most `most`.
   const size_t most = std::max<size_t>(1, (graphs.size() + pieces - 1) / std::max(pieces, 1));
   std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) in the sorted order
-  for (size_t k = 0; k < p.order.size();) {
+  for (size_t k = 0; k < plan.order.size();) {
     size_t end = k + 1;
-    const auto& first = ids[p.order[k]];
-    while (end < p.order.size() && end - k < most && !first.empty() && !ids[p.order[end]].empty() &&
-           ids[p.order[end]][0] == first[0])
+    const auto& first = ids[plan.order[k]];
+    while (end < plan.order.size() && end - k < most && !first.empty() && !ids[plan.order[end]].empty() &&
+           ids[plan.order[end]][0] == first[0])
       ++end;
     runs.emplace_back(k, end);
     k = end;
   }
   std::stable_sort(runs.begin(), runs.end(),
                    [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
-  std::vector<uint32_t> sorted = std::move(p.order);
-  p.order.clear();
+  std::vector<uint32_t> sorted = std::move(plan.order);
+  plan.order.clear();
   for (const auto& [begin, end] : runs) {
-    p.groups.push_back(p.order.size());
+    plan.groups.push_back(plan.order.size());
     for (size_t k = begin; k < end; ++k) {
       const auto& mine = ids[sorted[k]];
       uint32_t same = 0;
@@ -79,13 +80,13 @@ PrefixPlan plan_prefixes(std::span<const KernelGraph* const> graphs, int pieces)
                same_op(*graphs[sorted[k]], *graphs[prev], static_cast<int>(same)))
           ++same;
       }
-      p.order.push_back(sorted[k]);
-      p.shared.push_back(same);
-      p.evaluated += mine.size() - same;
+      plan.order.push_back(sorted[k]);
+      plan.shared.push_back(same);
+      plan.evaluated += mine.size() - same;
     }
   }
-  p.groups.push_back(p.order.size());
-  return p;
+  plan.groups.push_back(plan.order.size());
+  return plan;
 }
 
 }  // namespace ugs

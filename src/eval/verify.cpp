@@ -35,26 +35,27 @@ struct Case {
 
 template <class A>
 Case<A> make_case(const KernelGraph& program, uint64_t seed, uint64_t* zeros) {
-  Case<A> c;
+  Case<A> test_case;
   if constexpr (!std::is_same_v<A, RealArith>) {
-    c.ar.omega = omega_of_seed<A>(seed);
-    c.exp = exp_table<A>(c.ar.omega);
-    c.ar.exp_table = c.exp.data();
+    test_case.ar.omega = omega_of_seed<A>(seed);
+    test_case.exp = exp_table<A>(test_case.ar.omega);
+    test_case.ar.exp_table = test_case.exp.data();
   }
-  c.inputs = make_inputs<A>(program, seed);
+  test_case.inputs = make_inputs<A>(program, seed);
   EvalStats st;
-  c.want = evaluate(c.ar, program, std::span<const Tensor<typename A::Value>>(c.inputs), &st);
+  test_case.want = evaluate(test_case.ar, program, std::span<const Tensor<typename A::Value>>(test_case.inputs), &st);
   if (zeros) *zeros += st.zero_divisors;
-  return c;
+  return test_case;
 }
 
 template <class A>
-bool field_test_on(const Case<A>& c, const KernelGraph& candidate, uint64_t* zeros) {
+bool field_test_on(const Case<A>& test_case, const KernelGraph& candidate, uint64_t* zeros) {
   EvalStats st;
-  const auto got = evaluate(c.ar, candidate, std::span<const Tensor<typename A::Value>>(c.inputs), &st);
+  const auto got =
+      evaluate(test_case.ar, candidate, std::span<const Tensor<typename A::Value>>(test_case.inputs), &st);
   if (zeros) *zeros += st.zero_divisors;
-  for (size_t i = 0; i < c.want.size(); ++i)
-    if (c.want[i].data != got[i].data) return false;
+  for (size_t i = 0; i < test_case.want.size(); ++i)
+    if (test_case.want[i].data != got[i].data) return false;
   return true;
 }
 
@@ -63,12 +64,12 @@ template <class Got>
 double rel_error(const std::vector<Tensor<double>>& want, Got got) {
   double worst = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    const std::span<const double> g = got(i);
+    const std::span<const double> output = got(i);
     double diff = 0, scale = 0;
     for (size_t e = 0; e < want[i].data.size(); ++e) {
       // A NaN or an infinity in either result is an error, not a value std::max would skip.
-      if (!std::isfinite(want[i].data[e]) || !std::isfinite(g[e])) return std::numeric_limits<double>::infinity();
-      diff = std::max(diff, std::abs(want[i].data[e] - g[e]));
+      if (!std::isfinite(want[i].data[e]) || !std::isfinite(output[e])) return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, std::abs(want[i].data[e] - output[e]));
       scale = std::max(scale, std::abs(want[i].data[e]));
     }
     const double rel = scale > 0 ? diff / scale : diff;
@@ -77,18 +78,18 @@ double rel_error(const std::vector<Tensor<double>>& want, Got got) {
   return worst;
 }
 
-double rel_error_on(const Case<RealArith>& c, const KernelGraph& candidate) {
-  const auto got = evaluate(c.ar, candidate, std::span<const Tensor<double>>(c.inputs));
-  return rel_error(c.want, [&](size_t i) { return std::span<const double>(got[i].data); });
+double rel_error_on(const Case<RealArith>& test_case, const KernelGraph& candidate) {
+  const auto got = evaluate(test_case.ar, candidate, std::span<const Tensor<double>>(test_case.inputs));
+  return rel_error(test_case.want, [&](size_t i) { return std::span<const double>(got[i].data); });
 }
 
-std::string shape_list(const KernelGraph& g, int first, int count, const int32_t* idx) {
-  std::string r;
+std::string shape_list(const KernelGraph& graph, int first, int count, const int32_t* idx) {
+  std::string text;
   for (int i = 0; i < count; ++i) {
-    if (i) r += ' ';
-    r += to_string(g.shape(idx ? idx[i] : first + i));
+    if (i) text += ' ';
+    text += to_string(graph.shape(idx ? idx[i] : first + i));
   }
-  return r;
+  return text;
 }
 
 }  // namespace
@@ -96,17 +97,18 @@ std::string shape_list(const KernelGraph& g, int first, int count, const int32_t
 uint64_t field_test_seed(const VerifyOptions& opt, int t) { return splitmix64(opt.seed + t); }
 uint64_t float_check_seed(const VerifyOptions& opt) { return splitmix64(opt.seed ^ 0x666c6f6174ull); }
 
-std::string interface_mismatch(const KernelGraph& p, const KernelGraph& c) {
-  bool same = p.num_inputs == c.num_inputs;
-  for (int i = 0; same && i < p.num_inputs; ++i) same = p.shape(i) == c.shape(i);
+std::string interface_mismatch(const KernelGraph& program, const KernelGraph& candidate) {
+  bool same = program.num_inputs == candidate.num_inputs;
+  for (int i = 0; same && i < program.num_inputs; ++i) same = program.shape(i) == candidate.shape(i);
   if (!same)
-    return "inputs differ: program " + shape_list(p, 0, p.num_inputs, nullptr) + ", μGraph " +
-           shape_list(c, 0, c.num_inputs, nullptr);
-  same = p.outputs.size() == c.outputs.size();
-  for (int i = 0; same && i < p.outputs.size(); ++i) same = p.shape(p.outputs[i]) == c.shape(c.outputs[i]);
+    return "inputs differ: program " + shape_list(program, 0, program.num_inputs, nullptr) + ", μGraph " +
+           shape_list(candidate, 0, candidate.num_inputs, nullptr);
+  same = program.outputs.size() == candidate.outputs.size();
+  for (int i = 0; same && i < program.outputs.size(); ++i)
+    same = program.shape(program.outputs[i]) == candidate.shape(candidate.outputs[i]);
   if (!same)
-    return "outputs differ: program " + shape_list(p, 0, p.outputs.size(), p.outputs.begin()) + ", μGraph " +
-           shape_list(c, 0, c.outputs.size(), c.outputs.begin());
+    return "outputs differ: program " + shape_list(program, 0, program.outputs.size(), program.outputs.begin()) +
+           ", μGraph " + shape_list(candidate, 0, candidate.outputs.size(), candidate.outputs.begin());
   return {};
 }
 
@@ -145,8 +147,9 @@ VerifyReference::VerifyReference(VerifyReference&&) noexcept = default;
 VerifyReference::~VerifyReference() = default;
 
 void VerifyReference::prepare_float_check() const {
-  Cases& c = *cases_;
-  std::call_once(c.real_made, [&] { c.real = make_case<RealArith>(program_, float_check_seed(opt_), nullptr); });
+  Cases& cases = *cases_;
+  std::call_once(cases.real_made,
+                 [&] { cases.real = make_case<RealArith>(program_, float_check_seed(opt_), nullptr); });
 }
 
 double VerifyReference::float_error(const KernelGraph& candidate, FloatEvaluator* elsewhere) const {
@@ -162,7 +165,7 @@ bool VerifyReference::run_test(int k, const KernelGraph& candidate, const std::a
                                uint64_t& zeros, double& rel) const {
   auto stopping = [stop] { return stop && stop->load(std::memory_order_relaxed); };
   if (stopping()) return false;
-  Cases& c = *cases_;
+  Cases& cases = *cases_;
   if (k == opt_.tests) {
     prepare_float_check();
     if (stopping()) return false;
@@ -170,15 +173,15 @@ bool VerifyReference::run_test(int k, const KernelGraph& candidate, const std::a
     return true;
   }
   const bool mirage = opt_.field == FieldKind::Mirage;
-  std::call_once(c.field_made[k], [&] {
+  std::call_once(cases.field_made[k], [&] {
     if (mirage)
-      c.mirage[k] = make_case<MirageArith>(program_, field_test_seed(opt_, k), &c.zeros[k]);
+      cases.mirage[k] = make_case<MirageArith>(program_, field_test_seed(opt_, k), &cases.zeros[k]);
     else
-      c.wide[k] = make_case<WideArith>(program_, field_test_seed(opt_, k), &c.zeros[k]);
+      cases.wide[k] = make_case<WideArith>(program_, field_test_seed(opt_, k), &cases.zeros[k]);
   });
   if (stopping()) return false;
-  zeros += c.zeros[k];
-  pass = mirage ? field_test_on(c.mirage[k], candidate, &zeros) : field_test_on(c.wide[k], candidate, &zeros);
+  zeros += cases.zeros[k];
+  pass = mirage ? field_test_on(cases.mirage[k], candidate, &zeros) : field_test_on(cases.wide[k], candidate, &zeros);
   return true;
 }
 
@@ -195,10 +198,10 @@ VerifyResult VerifyReference::verify(const KernelGraph& candidate, const std::at
   for (int k = 0; k < n; ++k) failed.capture([&] { ran[k] = run_test(k, candidate, stop, pass[k], zeros[k], rel); });
   failed.rethrow();
   if (std::find(ran.begin(), ran.end(), 0) != ran.end()) {
-    VerifyResult r;
-    r.stopped = true;
-    r.reason = "stopped before every test ran";
-    return r;
+    VerifyResult result;
+    result.stopped = true;
+    result.reason = "stopped before every test ran";
+    return result;
   }
   pass.pop_back();
   zeros.pop_back();
@@ -216,29 +219,29 @@ VerifyResult VerifyReference::verify_with(const KernelGraph& candidate, std::spa
 // (per test, where counted) are those of the tests up to the first failing one.
 VerifyResult VerifyReference::finish(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
                                      std::span<const uint64_t> zeros, double rel) const {
-  VerifyResult r;
-  r.reason = interface_mismatch(program_, candidate);
-  if (!r.reason.empty()) return r;
+  VerifyResult result;
+  result.reason = interface_mismatch(program_, candidate);
+  if (!result.reason.empty()) return result;
   for (int t = 0; t < opt_.tests; ++t) {
-    ++r.tests_run;
-    if (t < static_cast<int>(zeros.size())) r.zero_divisors += zeros[t];
+    ++result.tests_run;
+    if (t < static_cast<int>(zeros.size())) result.zero_divisors += zeros[t];
     if (t >= static_cast<int>(field_passes.size()) || !field_passes[t]) {
-      r.reason = "finite-field test " + std::to_string(t + 1) + " of " + std::to_string(opt_.tests) + " (" +
+      result.reason = "finite-field test " + std::to_string(t + 1) + " of " + std::to_string(opt_.tests) + " (" +
                  std::string(name_of(opt_.field)) + " field) gives different outputs";
-      return r;
+      return result;
     }
-    ++r.tests_passed;
+    ++result.tests_passed;
   }
   if (opt_.float_check) {
-    r.float_rel_error = rel;
-    if (!(r.float_rel_error < opt_.tolerance)) {
-      r.reason = "float64 check: relative error " + std::to_string(r.float_rel_error) + " is not below " +
+    result.float_rel_error = rel;
+    if (!(result.float_rel_error < opt_.tolerance)) {
+      result.reason = "float64 check: relative error " + std::to_string(result.float_rel_error) + " is not below " +
                  std::to_string(opt_.tolerance);
-      return r;
+      return result;
     }
   }
-  r.equivalent = true;
-  return r;
+  result.equivalent = true;
+  return result;
 }
 
 }  // namespace ugs

@@ -12,19 +12,19 @@ namespace ugs::expr::detail {
 void Algebra::add_monomial(ExprId m, ExprId den, std::vector<Term>& out) const {
   Term t;
   t.den = den;
-  if (p_.kind(m) == ExprKind::Sum) {
-    t.k = p_.size(m);
-    m = p_.kids(m)[0];
+  if (pool_.kind(m) == ExprKind::Sum) {
+    t.k = pool_.size(m);
+    m = pool_.kids(m)[0];
   }
   auto factor = [&](ExprId f) {
-    switch (p_.kind(f)) {
-      case ExprKind::Exp: t.exp = p_.kids(f)[0]; break;
-      case ExprKind::Sqrt: t.sqrt = p_.kids(f)[0]; break;
+    switch (pool_.kind(f)) {
+      case ExprKind::Exp: t.exp = pool_.kids(f)[0]; break;
+      case ExprKind::Sqrt: t.sqrt = pool_.kids(f)[0]; break;
       default: t.atoms.push_back(f);
     }
   };
-  if (p_.kind(m) == ExprKind::Mul) {
-    for (ExprId f : p_.kids(m)) factor(f);
+  if (pool_.kind(m) == ExprKind::Mul) {
+    for (ExprId f : pool_.kids(m)) factor(f);
   } else {
     factor(m);
   }
@@ -33,17 +33,17 @@ void Algebra::add_monomial(ExprId m, ExprId den, std::vector<Term>& out) const {
 
 void Algebra::terms(ExprId e, std::vector<Term>& out) const {
   auto fraction = [&](ExprId d) {
-    const ExprId num = p_.kids(d)[0], den = p_.kids(d)[1];
-    if (p_.kind(num) == ExprKind::Add) {
-      for (ExprId m : p_.kids(num)) add_monomial(m, den, out);
+    const ExprId num = pool_.kids(d)[0], den = pool_.kids(d)[1];
+    if (pool_.kind(num) == ExprKind::Add) {
+      for (ExprId m : pool_.kids(num)) add_monomial(m, den, out);
     } else {
       add_monomial(num, den, out);
     }
   };
-  switch (p_.kind(e)) {
+  switch (pool_.kind(e)) {
     case ExprKind::Add:
-      for (ExprId k : p_.kids(e)) {
-        if (p_.kind(k) == ExprKind::Div) {
+      for (ExprId k : pool_.kids(e)) {
+        if (pool_.kind(k) == ExprKind::Div) {
           fraction(k);
         } else {
           add_monomial(k, kNoExpr, out);
@@ -57,25 +57,25 @@ void Algebra::terms(ExprId e, std::vector<Term>& out) const {
 
 ExprId Algebra::make_sum(std::vector<ExprId>& items) {
   if (items.size() == 1) return items[0];
-  std::sort(items.begin(), items.end(), [&](ExprId a, ExprId b) { return p_.before(a, b); });
+  std::sort(items.begin(), items.end(), [&](ExprId a, ExprId b) { return pool_.before(a, b); });
   return intern(ExprKind::Add, items);
 }
 
 ExprId Algebra::monomial(const Term& t) {
   std::vector<ExprId> f = t.atoms;
-  if (t.exp != kNoExpr) f.push_back(p_.exp(t.exp));
-  if (t.sqrt != kNoExpr) f.push_back(p_.sqrt(t.sqrt));
-  std::sort(f.begin(), f.end(), [&](ExprId a, ExprId b) { return p_.before(a, b); });
+  if (t.exp != kNoExpr) f.push_back(pool_.exp(t.exp));
+  if (t.sqrt != kNoExpr) f.push_back(pool_.sqrt(t.sqrt));
+  std::sort(f.begin(), f.end(), [&](ExprId a, ExprId b) { return pool_.before(a, b); });
   const ExprId prod = f.size() == 1 ? f[0] : intern(ExprKind::Mul, f);
   return t.k.is_one() ? prod : intern(ExprKind::Sum, std::span(&prod, 1), t.k);
 }
 
 // Summands over one denominator form one fraction (add(div(x,z), div(y,z)) = div(add(x,y), z)).
 ExprId Algebra::build(std::vector<Term>& ts) {
-  const ExprLimits& lim = p_.limits();
-  if (ts.empty() || static_cast<int>(ts.size()) > lim.max_terms) return p_.huge();
+  const ExprLimits& lim = pool_.limits();
+  if (ts.empty() || static_cast<int>(ts.size()) > lim.max_terms) return pool_.huge();
   for (const Term& t : ts)
-    if (t.degree() > lim.max_degree) return p_.huge();
+    if (t.degree() > lim.max_degree) return pool_.huge();
   std::stable_sort(ts.begin(), ts.end(), [](const Term& a, const Term& b) { return a.den < b.den; });
   std::vector<ExprId> top, group;
   for (size_t i = 0; i < ts.size();) {
@@ -95,7 +95,7 @@ ExprId Algebra::build(std::vector<Term>& ts) {
 ExprId Algebra::combine(ExprId x, ExprId y, bool as_sum) {
   if (x == kNoExpr) return y;
   if (y == kNoExpr) return x;
-  return as_sum ? p_.add(x, y) : p_.mul(x, y);
+  return as_sum ? pool_.add(x, y) : pool_.mul(x, y);
 }
 
 // exp(x)·exp(y) = exp(x+y), sqrt(x)·sqrt(y) = sqrt(x·y), (a/b)·(c/d) = (a·c)/(b·d), sizes multiply.
@@ -105,16 +105,16 @@ bool Algebra::multiply(const Term& a, const Term& b, Term* out) {
   out->k = *k;
   out->atoms.resize(a.atoms.size() + b.atoms.size());
   std::merge(a.atoms.begin(), a.atoms.end(), b.atoms.begin(), b.atoms.end(), out->atoms.begin(),
-             [&](ExprId x, ExprId y) { return p_.before(x, y); });
+             [&](ExprId x, ExprId y) { return pool_.before(x, y); });
   out->exp = combine(a.exp, b.exp, true);
   out->sqrt = combine(a.sqrt, b.sqrt, false);
   out->den = combine(a.den, b.den, false);
-  const ExprId huge = p_.huge();
+  const ExprId huge = pool_.huge();
   return out->exp != huge && out->sqrt != huge && out->den != huge;
 }
 
 ExprId Algebra::apply(uint32_t op, ExprId a, ExprId b, const Size& k) {
-  const ExprId huge = p_.huge();
+  const ExprId huge = pool_.huge();
   if (a == huge || b == huge) return huge;
   switch (op) {
     case kOpExp: return intern(ExprKind::Exp, std::span(&a, 1));
@@ -131,7 +131,7 @@ ExprId Algebra::apply(uint32_t op, ExprId a, ExprId b, const Size& k) {
       return build(ta);
     case kOpMul: {
       terms(b, tb);
-      if (ta.size() * tb.size() > static_cast<size_t>(p_.limits().max_terms)) return huge;
+      if (ta.size() * tb.size() > static_cast<size_t>(pool_.limits().max_terms)) return huge;
       out.resize(ta.size() * tb.size());
       for (size_t i = 0; i < ta.size(); ++i)
         for (size_t j = 0; j < tb.size(); ++j)

@@ -26,8 +26,8 @@ enum MemoOp : uint32_t { kOpAdd, kOpMul, kOpDiv, kOpSum, kOpExp, kOpSqrt, kOpSil
 
 class Algebra {
  public:
-  explicit Algebra(ExprPool& pool) : p_(pool) {}
-  ExprPool& pool() const { return p_; }
+  explicit Algebra(ExprPool& pool) : pool_(pool) {}
+  ExprPool& pool() const { return pool_; }
 
   // The summands of a normal form, appended to `out`.
   void terms(ExprId e, std::vector<Term>& out) const;
@@ -40,7 +40,7 @@ class Algebra {
   // The op of a memo entry on normal forms a, b (kOpSum: sum(k, a)).
   ExprId apply(uint32_t op, ExprId a, ExprId b, const Size& k);
   ExprId intern(ExprKind kind, std::span<const ExprId> kids, const Size& size = Size()) {
-    return p_.intern(kind, kids, size);
+    return pool_.intern(kind, kids, size);
   }
 
  private:
@@ -48,7 +48,7 @@ class Algebra {
   ExprId make_sum(std::vector<ExprId>& items);
   ExprId combine(ExprId x, ExprId y, bool as_sum);  // x + y or x · y where either may be kNoExpr
 
-  ExprPool& p_;
+  ExprPool& pool_;
 };
 
 }  // namespace ugs::expr::detail

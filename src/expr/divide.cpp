@@ -10,9 +10,9 @@ namespace ugs::expr::detail {
 namespace {
 
 // The atoms of w less those of a, if a's are a sub-multiset of w's (both in canonical order).
-bool subtract_atoms(const ExprPool& p, const std::vector<ExprId>& w, const std::vector<ExprId>& a,
+bool subtract_atoms(const ExprPool& pool, const std::vector<ExprId>& w, const std::vector<ExprId>& a,
                     std::vector<ExprId>* out) {
-  auto before = [&](ExprId x, ExprId y) { return p.before(x, y); };
+  auto before = [&](ExprId x, ExprId y) { return pool.before(x, y); };
   if (!std::includes(w.begin(), w.end(), a.begin(), a.end(), before)) return false;
   out->clear();
   std::set_difference(w.begin(), w.end(), a.begin(), a.end(), std::back_inserter(*out), before);
@@ -68,14 +68,14 @@ Quot divide_by_term(Algebra& alg, const std::vector<Term>& ta, const Term& b, st
 }  // namespace
 
 Quot divide_expr(Algebra& alg, ExprId a, ExprId b, ExprId* q) {
-  ExprPool& p = alg.pool();
+  ExprPool& pool = alg.pool();
   if (a == b) {
     *q = kNoExpr;
     return Quot::Ok;
   }
   // b divides a only if b ⊑ a, so b's monotone facts lie within a's.
-  if (!p.facts(b).within(p.facts(a))) return Quot::Fail;
-  const int na = p.num_terms(a), nb = p.num_terms(b);
+  if (!pool.facts(b).within(pool.facts(a))) return Quot::Fail;
+  const int na = pool.num_terms(a), nb = pool.num_terms(b);
   if (na % nb != 0) return Quot::Fail;  // summands multiply: |q·b| = |q|·|b|
   if (nb > 1 && na != nb) return Quot::Unknown;  // polynomial division by a sum: left to the solver
   std::vector<Term> ta, tb;
@@ -87,7 +87,7 @@ Quot divide_expr(Algebra& alg, ExprId a, ExprId b, ExprId* q) {
     const Quot r = divide_by_term(alg, ta, tb[0], &qt);
     if (r != Quot::Ok) return r;
     const ExprId cand = alg.build(qt);
-    if (p.mul(cand, b) != a) return Quot::Fail;
+    if (pool.mul(cand, b) != a) return Quot::Fail;
     *q = cand;
     return Quot::Ok;
   }
@@ -98,7 +98,7 @@ Quot divide_expr(Algebra& alg, ExprId a, ExprId b, ExprId* q) {
     if (r != Quot::Ok || !c.has_factor()) continue;  // a bare size or 1/h is no expression
     std::vector<Term> one{c};
     const ExprId cand = alg.build(one);
-    if (p.mul(cand, b) == a) {
+    if (pool.mul(cand, b) == a) {
       *q = cand;
       return Quot::Ok;
     }

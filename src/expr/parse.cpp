@@ -9,25 +9,26 @@ namespace {
 
 class Parser {
  public:
-  Parser(ExprPool& p, std::string_view s, std::span<const std::string> names) : p_(p), s_(s), names_(names) {}
+  Parser(ExprPool& pool, std::string_view text, std::span<const std::string> names)
+      : pool_(pool), text_(text), names_(names) {}
 
   ExprId all() {
     const ExprId e = sum_level();
     skip();
-    if (i_ != s_.size()) fail("unexpected text");
+    if (pos_ != text_.size()) fail("unexpected text");
     return e;
   }
 
  private:
   [[noreturn]] void fail(const char* why) const {
-    throw std::invalid_argument("expression '" + std::string(s_) + "' at " + std::to_string(i_) + ": " + why);
+    throw std::invalid_argument("expression '" + std::string(text_) + "' at " + std::to_string(pos_) + ": " + why);
   }
   void skip() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
   bool eat(char c) {
     skip();
-    if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+    if (pos_ < text_.size() && text_[pos_] == c) return ++pos_, true;
     return false;
   }
   void expect(char c) {
@@ -35,23 +36,24 @@ class Parser {
   }
   std::string word() {
     skip();
-    const size_t b = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
-    return std::string(s_.substr(b, i_ - b));
+    const size_t b = pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    return std::string(text_.substr(b, pos_ - b));
   }
 
   ExprId sum_level() {
     ExprId e = product_level();
-    while (eat('+')) e = p_.add(e, product_level());
+    while (eat('+')) e = pool_.add(e, product_level());
     return e;
   }
   ExprId product_level() {
     ExprId e = unary();
     for (;;) {
       if (eat('*')) {
-        e = p_.mul(e, unary());
+        e = pool_.mul(e, unary());
       } else if (eat('/')) {
-        e = p_.div(e, unary());
+        e = pool_.div(e, unary());
       } else {
         return e;
       }
@@ -69,7 +71,7 @@ class Parser {
       expect('(');
       const ExprId a = sum_level();
       expect(')');
-      return w == "exp" ? p_.exp(a) : w == "sqrt" ? p_.sqrt(a) : p_.silu(a);
+      return w == "exp" ? pool_.exp(a) : w == "sqrt" ? pool_.sqrt(a) : pool_.silu(a);
     }
     if (w == "sum" || w == "rms") {
       expect('(');
@@ -78,19 +80,19 @@ class Parser {
       expect(',');
       const ExprId a = sum_level();
       expect(')');
-      return w == "sum" ? p_.sum(std::stoll(k), a) : p_.rms(std::stoll(k), a);
+      return w == "sum" ? pool_.sum(std::stoll(k), a) : pool_.rms(std::stoll(k), a);
     }
     for (size_t v = 0; v < names_.size(); ++v)
-      if (names_[v] == w) return p_.var(static_cast<int>(v));
+      if (names_[v] == w) return pool_.var(static_cast<int>(v));
     if (w.size() > 1 && w[0] == 'x' && w.find_first_not_of("0123456789", 1) == std::string::npos)
-      return p_.var(std::stoi(w.substr(1)));
+      return pool_.var(std::stoi(w.substr(1)));
     fail("unknown name");
   }
 
-  ExprPool& p_;
-  std::string_view s_;
+  ExprPool& pool_;
+  std::string_view text_;
   std::span<const std::string> names_;
-  size_t i_ = 0;
+  size_t pos_ = 0;
 };
 
 }  // namespace

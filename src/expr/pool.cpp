@@ -42,7 +42,7 @@ std::atomic<uint64_t> g_next_pool_id{1};
 struct FrontEntry {
   uint64_t pool = 0;  // 0: empty (pool ids start at 1)
   detail::MemoKey key{};
-  ExprId r = kNoExpr;
+  ExprId answer = kNoExpr;
 };
 constexpr size_t kFrontEntries = 1024;
 thread_local std::array<FrontEntry, kFrontEntries> tl_front;
@@ -174,14 +174,14 @@ ExprId ExprPool::memoized(uint32_t op, ExprId a, ExprId b, const Size& k) {
   const uint64_t kh = mix64(mix64(mix64(mix64(0x7a1f, op), a), b), k.hash());
   const detail::MemoKey key{kh, op, a, b, k};
   FrontEntry& front = tl_front[kh % kFrontEntries];
-  if (front.pool == id_ && front.key == key) return front.r;
-  ExprId r;
-  if (!memo_find(kh, op, a, b, k, &r)) {
-    r = detail::Algebra(*this).apply(op, a, b, k);
-    memo_put(kh, op, a, b, k, r);
+  if (front.pool == id_ && front.key == key) return front.answer;
+  ExprId answer;
+  if (!memo_find(kh, op, a, b, k, &answer)) {
+    answer = detail::Algebra(*this).apply(op, a, b, k);
+    memo_put(kh, op, a, b, k, answer);
   }
-  front = {id_, key, r};
-  return r;
+  front = {id_, key, answer};
+  return answer;
 }
 
 ExprId ExprPool::var(int input) {

@@ -6,12 +6,12 @@ namespace ugs::expr {
 namespace {
 
 struct Printer {
-  const ExprPool& p;
+  const ExprPool& pool;
   std::span<const std::string> names;
   std::string out;
 
   bool atomic(ExprId e) const {
-    const ExprKind k = p.kind(e);
+    const ExprKind k = pool.kind(e);
     return k != ExprKind::Add && k != ExprKind::Mul && k != ExprKind::Div;
   }
   void wrapped(ExprId e, bool parens) {
@@ -27,10 +27,10 @@ struct Printer {
     out += ')';
   }
   void print(ExprId e) {
-    std::span<const ExprId> kids = p.kids(e);
-    switch (p.kind(e)) {
+    std::span<const ExprId> kids = pool.kids(e);
+    switch (pool.kind(e)) {
       case ExprKind::Var: {
-        const int i = p.var_index(e);
+        const int i = pool.var_index(e);
         out += i < static_cast<int>(names.size()) ? names[i] : "x" + std::to_string(i);
         break;
       }
@@ -47,15 +47,15 @@ struct Printer {
         }
         break;
       case ExprKind::Div:
-        wrapped(kids[0], p.kind(kids[0]) == ExprKind::Add);
+        wrapped(kids[0], pool.kind(kids[0]) == ExprKind::Add);
         out += " / ";
         wrapped(kids[1], !atomic(kids[1]));
         break;
       case ExprKind::Exp: call("exp", kids[0], nullptr); break;
       case ExprKind::Sqrt: call("sqrt", kids[0], nullptr); break;
       case ExprKind::Silu: call("silu", kids[0], nullptr); break;
-      case ExprKind::Sum: call("sum", kids[0], &p.size(e)); break;
-      case ExprKind::Rms: call("rms", kids[0], &p.size(e)); break;
+      case ExprKind::Sum: call("sum", kids[0], &pool.size(e)); break;
+      case ExprKind::Rms: call("rms", kids[0], &pool.size(e)); break;
       case ExprKind::Huge: out += "huge"; break;
     }
   }

@@ -18,10 +18,10 @@ std::optional<Size> Size::of(int64_t n) {
   if (n < 1) return std::nullopt;
   Size s;
   auto take = [&](uint64_t p, uint32_t e) {
-    if (s.n_ == kMaxPrimes || e > kMaxExponent) return false;
-    s.p_[s.n_] = static_cast<uint32_t>(p);
-    s.e_[s.n_] = static_cast<uint8_t>(e);
-    ++s.n_;
+    if (s.count_ == kMaxPrimes || e > kMaxExponent) return false;
+    s.primes_[s.count_] = static_cast<uint32_t>(p);
+    s.exponents_[s.count_] = static_cast<uint8_t>(e);
+    ++s.count_;
     return true;
   };
   uint64_t m = static_cast<uint64_t>(n);
@@ -44,71 +44,71 @@ std::optional<Size> Size::of(int64_t n) {
 std::optional<Size> Size::product(const Size& a, const Size& b) {
   Size s;
   int i = 0, j = 0;
-  while (i < a.n_ || j < b.n_) {
+  while (i < a.count_ || j < b.count_) {
     uint32_t p;
     uint32_t e = 0;
-    if (j == b.n_ || (i < a.n_ && a.p_[i] < b.p_[j])) {
-      p = a.p_[i], e = a.e_[i++];
-    } else if (i == a.n_ || b.p_[j] < a.p_[i]) {
-      p = b.p_[j], e = b.e_[j++];
+    if (j == b.count_ || (i < a.count_ && a.primes_[i] < b.primes_[j])) {
+      p = a.primes_[i], e = a.exponents_[i++];
+    } else if (i == a.count_ || b.primes_[j] < a.primes_[i]) {
+      p = b.primes_[j], e = b.exponents_[j++];
     } else {
-      p = a.p_[i], e = uint32_t{a.e_[i++]} + b.e_[j++];
+      p = a.primes_[i], e = uint32_t{a.exponents_[i++]} + b.exponents_[j++];
     }
-    if (s.n_ == kMaxPrimes || e > kMaxExponent) return std::nullopt;
-    s.p_[s.n_] = p;
-    s.e_[s.n_] = static_cast<uint8_t>(e);
-    ++s.n_;
+    if (s.count_ == kMaxPrimes || e > kMaxExponent) return std::nullopt;
+    s.primes_[s.count_] = p;
+    s.exponents_[s.count_] = static_cast<uint8_t>(e);
+    ++s.count_;
   }
   return s;
 }
 
 uint32_t Size::exponent_of(uint32_t prime) const {
-  for (int i = 0; i < n_; ++i)
-    if (p_[i] == prime) return e_[i];
+  for (int i = 0; i < count_; ++i)
+    if (primes_[i] == prime) return exponents_[i];
   return 0;
 }
 
 bool Size::divides(const Size& b) const {
-  for (int i = 0; i < n_; ++i)
-    if (b.exponent_of(p_[i]) < e_[i]) return false;
+  for (int i = 0; i < count_; ++i)
+    if (b.exponent_of(primes_[i]) < exponents_[i]) return false;
   return true;
 }
 
 Size Size::quotient(const Size& d) const {
   Size s;
-  for (int i = 0; i < n_; ++i) {
-    const uint32_t e = e_[i] - d.exponent_of(p_[i]);
+  for (int i = 0; i < count_; ++i) {
+    const uint32_t e = exponents_[i] - d.exponent_of(primes_[i]);
     if (e == 0) continue;
-    s.p_[s.n_] = p_[i];
-    s.e_[s.n_] = static_cast<uint8_t>(e);
-    ++s.n_;
+    s.primes_[s.count_] = primes_[i];
+    s.exponents_[s.count_] = static_cast<uint8_t>(e);
+    ++s.count_;
   }
   return s;
 }
 
 std::optional<int64_t> Size::value() const {
   int64_t v = 1;
-  for (int i = 0; i < n_; ++i)
-    for (uint32_t k = 0; k < e_[i]; ++k) {
-      if (v > std::numeric_limits<int64_t>::max() / p_[i]) return std::nullopt;
-      v *= p_[i];
+  for (int i = 0; i < count_; ++i)
+    for (uint32_t k = 0; k < exponents_[i]; ++k) {
+      if (v > std::numeric_limits<int64_t>::max() / primes_[i]) return std::nullopt;
+      v *= primes_[i];
     }
   return v;
 }
 
 uint64_t Size::hash() const {
   uint64_t h = 0x51ed270b27f4c3a1ull;
-  for (int i = 0; i < n_; ++i) h = mix(h, (uint64_t{p_[i]} << 8) | e_[i]);
+  for (int i = 0; i < count_; ++i) h = mix(h, (uint64_t{primes_[i]} << 8) | exponents_[i]);
   return h;
 }
 
 std::string Size::to_string() const {
   if (auto v = value()) return std::to_string(*v);
   std::string s;
-  for (int i = 0; i < n_; ++i) {
+  for (int i = 0; i < count_; ++i) {
     if (i) s += '*';
-    s += std::to_string(p_[i]);
-    if (e_[i] > 1) s += '^' + std::to_string(e_[i]);
+    s += std::to_string(primes_[i]);
+    if (exponents_[i] > 1) s += '^' + std::to_string(exponents_[i]);
   }
   return s;
 }

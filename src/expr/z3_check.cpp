@@ -132,15 +132,15 @@ void Z3Checker::Session::assert_axioms() {
 namespace {
 
 struct Encoder {
-  const ExprPool& p;
-  Z3Checker::Session& s;
+  const ExprPool& pool;
+  Z3Checker::Session& session;
   const std::vector<uint32_t>& primes;  // slot -> prime
   std::unordered_map<ExprId, z3::expr>& memo;
 
   z3::expr_vector exponents(const Size& k) {
-    z3::expr_vector v(s.ctx);
-    for (uint32_t prime : primes) v.push_back(s.ctx.int_val(static_cast<int>(k.exponent_of(prime))));
-    while (static_cast<int>(v.size()) < s.slots) v.push_back(s.ctx.int_val(0));
+    z3::expr_vector v(session.ctx);
+    for (uint32_t prime : primes) v.push_back(session.ctx.int_val(static_cast<int>(k.exponent_of(prime))));
+    while (static_cast<int>(v.size()) < session.slots) v.push_back(session.ctx.int_val(0));
     return v;
   }
   z3::expr fold(const z3::func_decl& f, std::span<const ExprId> kids) {
@@ -150,34 +150,34 @@ struct Encoder {
   }
   z3::expr encode(ExprId e) {
     if (auto it = memo.find(e); it != memo.end()) return it->second;
-    std::span<const ExprId> k = p.kids(e);
-    z3::expr r(s.ctx);
-    switch (p.kind(e)) {
-      case ExprKind::Var: r = s.var(p.var_index(e)); break;
-      case ExprKind::Add: r = fold(s.add, k); break;
-      case ExprKind::Mul: r = fold(s.mul, k); break;
-      case ExprKind::Div: r = s.div(encode(k[0]), encode(k[1])); break;
-      case ExprKind::Exp: r = s.exp(encode(k[0])); break;
-      case ExprKind::Sqrt: r = s.sqrt(encode(k[0])); break;
-      case ExprKind::Silu: r = s.silu(encode(k[0])); break;
-      case ExprKind::Sum: r = s.apply(s.sum, exponents(p.size(e)), encode(k[0])); break;
-      case ExprKind::Rms: r = s.apply(s.rms, exponents(p.size(e)), encode(k[0])); break;
+    std::span<const ExprId> kids = pool.kids(e);
+    z3::expr result(session.ctx);
+    switch (pool.kind(e)) {
+      case ExprKind::Var: result = session.var(pool.var_index(e)); break;
+      case ExprKind::Add: result = fold(session.add, kids); break;
+      case ExprKind::Mul: result = fold(session.mul, kids); break;
+      case ExprKind::Div: result = session.div(encode(kids[0]), encode(kids[1])); break;
+      case ExprKind::Exp: result = session.exp(encode(kids[0])); break;
+      case ExprKind::Sqrt: result = session.sqrt(encode(kids[0])); break;
+      case ExprKind::Silu: result = session.silu(encode(kids[0])); break;
+      case ExprKind::Sum: result = session.apply(session.sum, exponents(pool.size(e)), encode(kids[0])); break;
+      case ExprKind::Rms: result = session.apply(session.rms, exponents(pool.size(e)), encode(kids[0])); break;
       case ExprKind::Huge: throw std::logic_error("huge expressions never reach the solver");
     }
-    memo.emplace(e, r);
-    return r;
+    memo.emplace(e, result);
+    return result;
   }
 };
 
 // The inputs and the primes of every size in e.
-void scan(const ExprPool& p, ExprId e, std::unordered_set<ExprId>& seen, std::vector<int>& vars,
+void scan(const ExprPool& pool, ExprId e, std::unordered_set<ExprId>& seen, std::vector<int>& vars,
           std::vector<uint32_t>& primes) {
   if (!seen.insert(e).second) return;
-  if (p.kind(e) == ExprKind::Var) vars.push_back(p.var_index(e));
-  const Size& k = p.size(e);
+  if (pool.kind(e) == ExprKind::Var) vars.push_back(pool.var_index(e));
+  const Size& k = pool.size(e);
   for (int i = 0; i < k.num_primes(); ++i)
     if (std::find(primes.begin(), primes.end(), k.prime(i)) == primes.end()) primes.push_back(k.prime(i));
-  for (ExprId c : p.kids(e)) scan(p, c, seen, vars, primes);
+  for (ExprId c : pool.kids(e)) scan(pool, c, seen, vars, primes);
 }
 
 }  // namespace

@@ -18,26 +18,26 @@ constexpr size_t kMagicLen = sizeof(kMagic) - 1;
 
 // Every counter by name, so adding one to Counters is one line here too.
 template <class C, class F>
-void each_counter(C& c, F f) {
-  f("states", c.states);
-  f("candidates", c.candidates);
-  f("fingerprint_evals", c.fingerprint_evals);
-  f("fingerprint_passes", c.fingerprint_passes);
-  f("verified", c.verified);
-  f("confirm_failures", c.confirm_failures);
-  f("pruned_shape", c.pruned.shape);
-  f("pruned_order", c.pruned.order);
-  f("pruned_memory", c.pruned.memory);
-  f("pruned_expr", c.pruned.expr);
-  f("pruned_dedup", c.pruned.dedup);
-  f("pruned_reach", c.pruned.reach);
-  f("expand_s", c.phase_s.expand);
-  f("expr_s", c.phase_s.expr);
-  f("fingerprint_s", c.phase_s.fingerprint);
-  f("dedup_s", c.phase_s.dedup);
-  f("verify_s", c.phase_s.verify);
-  f("exchange_s", c.phase_s.exchange);
-  f("busy_s", c.busy_s);
+void each_counter(C& counters, F field) {
+  field("states", counters.states);
+  field("candidates", counters.candidates);
+  field("fingerprint_evals", counters.fingerprint_evals);
+  field("fingerprint_passes", counters.fingerprint_passes);
+  field("verified", counters.verified);
+  field("confirm_failures", counters.confirm_failures);
+  field("pruned_shape", counters.pruned.shape);
+  field("pruned_order", counters.pruned.order);
+  field("pruned_memory", counters.pruned.memory);
+  field("pruned_expr", counters.pruned.expr);
+  field("pruned_dedup", counters.pruned.dedup);
+  field("pruned_reach", counters.pruned.reach);
+  field("expand_s", counters.phase_s.expand);
+  field("expr_s", counters.phase_s.expr);
+  field("fingerprint_s", counters.phase_s.fingerprint);
+  field("dedup_s", counters.phase_s.dedup);
+  field("verify_s", counters.phase_s.verify);
+  field("exchange_s", counters.phase_s.exchange);
+  field("busy_s", counters.busy_s);
 }
 
 json counters_json(const Counters& c) {
@@ -57,29 +57,38 @@ json expr_json(const expr::OracleStats& s) {
           {"z3_calls", s.z3_calls}, {"z3_unknown", s.z3_unknown}, {"z3_s", s.z3_s}, {"undecided", s.undecided}};
 }
 
-expr::OracleStats expr_from(const json& j) {
-  expr::OracleStats s;
-  s.queries = j.at("queries");
-  s.cache_hits = j.at("cache_hits");
-  s.structural = j.at("structural");
-  s.z3_calls = j.at("z3_calls");
-  s.z3_unknown = j.at("z3_unknown");
-  s.z3_s = j.at("z3_s");
-  s.undecided = j.at("undecided");
-  return s;
+expr::OracleStats expr_from(const json& doc) {
+  expr::OracleStats stats;
+  stats.queries = doc.at("queries");
+  stats.cache_hits = doc.at("cache_hits");
+  stats.structural = doc.at("structural");
+  stats.z3_calls = doc.at("z3_calls");
+  stats.z3_unknown = doc.at("z3_unknown");
+  stats.z3_s = doc.at("z3_s");
+  stats.undecided = doc.at("undecided");
+  return stats;
 }
 
-json header_json(const Checkpoint& c) {
+json header_json(const Checkpoint& checkpoint) {
   json levels = json::array(), found = json::array(), workers = json::array(), layers = json::array();
-  for (const LevelStats& l : c.levels) levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s});
-  for (const KernelGraph& g : c.found) found.push_back(to_json(g));
-  for (const Counters& w : c.workers) workers.push_back(counters_json(w));
-  for (const CheckpointLayer& l : c.layers) layers.push_back({l.count, l.states.size()});
-  return {{"run_key", c.run_key}, {"current", c.current},      {"counters", counters_json(c.counters)},
-          {"workers", workers},   {"levels", levels},          {"found", found},
-          {"expr", expr_json(c.expr)}, {"wall_s", c.wall_s},   {"peak_frontier_mib", c.peak_frontier_mib},
-          {"chunks", c.chunks},   {"complete", c.complete},    {"layers", layers},
-          {"seen", c.seen.size()}};
+  for (const LevelStats& l : checkpoint.levels)
+    levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s});
+  for (const KernelGraph& g : checkpoint.found) found.push_back(to_json(g));
+  for (const Counters& w : checkpoint.workers) workers.push_back(counters_json(w));
+  for (const CheckpointLayer& l : checkpoint.layers) layers.push_back({l.count, l.states.size()});
+  return {{"run_key", checkpoint.run_key},
+          {"current", checkpoint.current},
+          {"counters", counters_json(checkpoint.counters)},
+          {"workers", workers},
+          {"levels", levels},
+          {"found", found},
+          {"expr", expr_json(checkpoint.expr)},
+          {"wall_s", checkpoint.wall_s},
+          {"peak_frontier_mib", checkpoint.peak_frontier_mib},
+          {"chunks", checkpoint.chunks},
+          {"complete", checkpoint.complete},
+          {"layers", layers},
+          {"seen", checkpoint.seen.size()}};
 }
 
 void append_raw(std::string& out, const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
@@ -92,8 +101,8 @@ std::string rank_path(const std::string& dir, int rank, uint64_t generation) {
 
 }  // namespace
 
-void DirectoryCheckpoints::write(const Checkpoint& c, int rank, int ranks, uint64_t generation) {
-  write_checkpoint_file(ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation), c);
+void DirectoryCheckpoints::write(const Checkpoint& checkpoint, int rank, int ranks, uint64_t generation) {
+  write_checkpoint_file(ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation), checkpoint);
 }
 
 void DirectoryCheckpoints::commit(int ranks, uint64_t generation) {
@@ -107,11 +116,11 @@ Checkpoint DirectoryCheckpoints::read(int rank, int ranks, const std::string& ru
   int wrote = 1;
   *generation = 0;
   if (std::filesystem::exists(manifest_path(dir_))) {
-    const auto m = json::parse(read_file(manifest_path(dir_)), nullptr, false);
-    if (m.is_discarded() || !m.contains("ranks") || !m.contains("generation"))
+    const auto manifest = json::parse(read_file(manifest_path(dir_)), nullptr, false);
+    if (manifest.is_discarded() || !manifest.contains("ranks") || !manifest.contains("generation"))
       throw InputError(manifest_path(dir_) + ": not a checkpoint manifest; start the search again without --resume");
-    wrote = m["ranks"].get<int>();
-    *generation = m["generation"].get<uint64_t>();
+    wrote = manifest["ranks"].get<int>();
+    *generation = manifest["generation"].get<uint64_t>();
   } else if (ranks > 1 && !std::filesystem::exists(single_path(dir_))) {
     throw InputError(manifest_path(dir_) + ": missing; no run over ranks checkpointed here");
   }
@@ -120,24 +129,24 @@ Checkpoint DirectoryCheckpoints::read(int rank, int ranks, const std::string& ru
                      " rank(s), this one has " + std::to_string(ranks) + "; resume it with " +
                      (wrote == 1 ? std::string("one process") : "mpirun -np " + std::to_string(wrote)));
   const std::string path = ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, *generation);
-  Checkpoint c = read_checkpoint_file(path, rules);
-  if (c.run_key != run_key)
+  Checkpoint checkpoint = read_checkpoint_file(path, rules);
+  if (checkpoint.run_key != run_key)
     throw InputError(path + ": written by another search (program, config, field, seed or dedup differ); resume "
                      "with the arguments of the run that wrote it");
-  return c;
+  return checkpoint;
 }
 
-void write_checkpoint_file(const std::string& path, const Checkpoint& c) {
-  const std::string header = header_json(c).dump();
+void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint) {
+  const std::string header = header_json(checkpoint).dump();
   std::string out(kMagic, kMagicLen);
   const uint64_t len = header.size();
   append_raw(out, &len, sizeof len);
   out += header;
-  for (size_t d = 0; d < c.layers.size(); ++d) {
-    append_raw(out, c.layers[d].states.data(), c.layers[d].states.size());
-    append_raw(out, c.layers[d].keys.data(), c.layers[d].keys.size() * sizeof(uint64_t));
+  for (size_t d = 0; d < checkpoint.layers.size(); ++d) {
+    append_raw(out, checkpoint.layers[d].states.data(), checkpoint.layers[d].states.size());
+    append_raw(out, checkpoint.layers[d].keys.data(), checkpoint.layers[d].keys.size() * sizeof(uint64_t));
   }
-  append_raw(out, c.seen.data(), c.seen.size() * sizeof(c.seen[0]));
+  append_raw(out, checkpoint.seen.data(), checkpoint.seen.size() * sizeof(checkpoint.seen[0]));
   write_file_atomic(path, out);
 }
 
@@ -152,28 +161,29 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
   std::memcpy(&len, bytes.data() + kMagicLen, sizeof len);
   size_t pos = kMagicLen + sizeof len;
   if (len > bytes.size() - pos) throw damaged("truncated header");
-  const json h = json::parse(bytes.substr(pos, len), nullptr, false);
-  if (h.is_discarded()) throw damaged("header is not JSON");
+  const json header = json::parse(bytes.substr(pos, len), nullptr, false);
+  if (header.is_discarded()) throw damaged("header is not JSON");
   pos += len;
-  Checkpoint c;
+  Checkpoint checkpoint;
   try {
-    c.run_key = h.at("run_key");
-    c.current = h.at("current");
-    c.counters = counters_from(h.at("counters"));
-    for (const json& w : h.at("workers")) c.workers.push_back(counters_from(w));
-    for (const json& l : h.at("levels"))  // verified and wall_s came later: a checkpoint without them reads 0
-      c.levels.push_back({l.at(0), l.at(1), l.at(2), l.at(3), l.at(4),
-                        l.size() > 5 ? l.at(5).get<uint64_t>() : 0, l.size() > 6 ? l.at(6).get<double>() : 0.0});
-    for (const json& g : h.at("found")) c.found.push_back(mugraph_from_json(g, path, rules));
-    c.expr = expr_from(h.at("expr"));
-    c.wall_s = h.at("wall_s");
-    c.peak_frontier_mib = h.at("peak_frontier_mib");
-    c.chunks = h.at("chunks");
-    c.complete = h.at("complete");
-    for (const json& l : h.at("layers")) {
-      const size_t count = l.at(0), n = l.at(1);
+    checkpoint.run_key = header.at("run_key");
+    checkpoint.current = header.at("current");
+    checkpoint.counters = counters_from(header.at("counters"));
+    for (const json& w : header.at("workers")) checkpoint.workers.push_back(counters_from(w));
+    for (const json& l : header.at("levels"))  // verified and wall_s came later: a checkpoint without them reads 0
+      checkpoint.levels.push_back({l.at(0), l.at(1), l.at(2), l.at(3), l.at(4),
+                                   l.size() > 5 ? l.at(5).get<uint64_t>() : 0,
+                                   l.size() > 6 ? l.at(6).get<double>() : 0.0});
+    for (const json& g : header.at("found")) checkpoint.found.push_back(mugraph_from_json(g, path, rules));
+    checkpoint.expr = expr_from(header.at("expr"));
+    checkpoint.wall_s = header.at("wall_s");
+    checkpoint.peak_frontier_mib = header.at("peak_frontier_mib");
+    checkpoint.chunks = header.at("chunks");
+    checkpoint.complete = header.at("complete");
+    for (const json& entry : header.at("layers")) {
+      const size_t count = entry.at(0), n = entry.at(1);
       if (n > bytes.size() - pos || count * sizeof(uint64_t) > bytes.size() - pos - n) throw damaged("truncated layers");
-      CheckpointLayer& layer = c.layers.emplace_back();
+      CheckpointLayer& layer = checkpoint.layers.emplace_back();
       layer.states.assign(bytes.begin() + static_cast<std::ptrdiff_t>(pos), bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
       layer.count = count;
       pos += n;
@@ -182,14 +192,15 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
       if (count) std::memcpy(keys.data(), bytes.data() + pos, count * sizeof(uint64_t));
       pos += count * sizeof(uint64_t);
     }
-    const size_t seen = h.at("seen");
-    if (seen * sizeof(c.seen[0]) != bytes.size() - pos) throw damaged("truncated dedup keys");
-    c.seen.resize(seen);
-    if (seen) std::memcpy(static_cast<void*>(c.seen.data()), bytes.data() + pos, seen * sizeof(c.seen[0]));  // data() may be null
+    const size_t seen = header.at("seen");
+    if (seen * sizeof(checkpoint.seen[0]) != bytes.size() - pos) throw damaged("truncated dedup keys");
+    checkpoint.seen.resize(seen);
+    if (seen)  // data() may be null
+      std::memcpy(static_cast<void*>(checkpoint.seen.data()), bytes.data() + pos, seen * sizeof(checkpoint.seen[0]));
   } catch (const json::exception& e) {
     throw damaged(std::string("header: ") + e.what());
   }
-  return c;
+  return checkpoint;
 }
 
 }  // namespace ugs

@@ -16,46 +16,50 @@ std::string op_label(const Op& op) {
   return s;
 }
 
-void block_cluster(std::string& out, const KernelGraph& g, int k) {
-  const KernelOp& ko = g.ops[k];
-  const BlockGraph& bg = g.blocks[ko.block];
-  out += fmt::format("  subgraph cluster_k{} {{\n    label=\"block graph: grid [{}, {}, {}], loop {}\"; style=rounded;\n", k,
-                     bg.grid[0], bg.grid[1], bg.grid[2], bg.loop);
+void block_cluster(std::string& out, const KernelGraph& graph, int op_index) {
+  const KernelOp& ko = graph.ops[op_index];
+  const BlockGraph& bg = graph.blocks[ko.block];
+  out +=
+      fmt::format("  subgraph cluster_k{} {{\n    label=\"block graph: grid [{}, {}, {}], loop {}\"; style=rounded;\n",
+                  op_index, bg.grid[0], bg.grid[1], bg.grid[2], bg.loop);
   const int ni = bg.inputs.size();
   for (int i = 0; i < ni; ++i) {
     const BlockInput& in = bg.inputs[i];
-    out += fmt::format("    k{}_{} [label=\"load imap {} fmap {}\\n{}\", shape=invhouse];\n", k, i, axes(in.imap), in.fmap,
-                       to_string(bg.tiles[i].shape));
+    out += fmt::format("    k{}_{} [label=\"load imap {} fmap {}\\n{}\", shape=invhouse];\n", op_index, i,
+                       axes(in.imap), in.fmap, to_string(bg.tiles[i].shape));
   }
   for (int j = 0; j < bg.ops.size(); ++j) {
     const Op& op = bg.ops[j];
-    out += fmt::format("    k{}_{} [label=\"{}\\n{}\"{}];\n", k, ni + j, op_label(op), to_string(bg.tiles[ni + j].shape),
+    out += fmt::format("    k{}_{} [label=\"{}\\n{}\"{}];\n", op_index, ni + j, op_label(op),
+                       to_string(bg.tiles[ni + j].shape),
                        is_accumulator(op.kind) ? ", style=filled, fillcolor=lightyellow" : "");
-    for (int a = 0; a < arity(op.kind); ++a) out += fmt::format("    k{}_{} -> k{}_{};\n", k, op.in[a], k, ni + j);
+    for (int a = 0; a < arity(op.kind); ++a)
+      out += fmt::format("    k{}_{} -> k{}_{};\n", op_index, op.in[a], op_index, ni + j);
   }
   for (int o = 0; o < bg.outputs.size(); ++o)
-    out += fmt::format("    k{}_s{} [label=\"save omap {}\", shape=house];\n    k{}_{} -> k{}_s{};\n", k, o,
-                       axes(bg.outputs[o].omap), k, bg.outputs[o].tile, k, o);
+    out += fmt::format("    k{}_s{} [label=\"save omap {}\", shape=house];\n    k{}_{} -> k{}_s{};\n", op_index, o,
+                       axes(bg.outputs[o].omap), op_index, bg.outputs[o].tile, op_index, o);
   out += "  }\n";
-  for (int i = 0; i < ni; ++i) out += fmt::format("  t{} -> k{}_{};\n", bg.inputs[i].tensor, k, i);
-  for (int o = 0; o < ko.num_out; ++o) out += fmt::format("  k{}_s{} -> t{};\n", k, o, ko.first_out + o);
+  for (int i = 0; i < ni; ++i) out += fmt::format("  t{} -> k{}_{};\n", bg.inputs[i].tensor, op_index, i);
+  for (int o = 0; o < ko.num_out; ++o) out += fmt::format("  k{}_s{} -> t{};\n", op_index, o, ko.first_out + o);
 }
 
 }  // namespace
 
-std::string to_dot(const KernelGraph& g, const std::vector<std::string>& input_names) {
+std::string to_dot(const KernelGraph& graph, const std::vector<std::string>& input_names) {
   std::string out = "digraph mugraph {\n  graph [fontname=\"Helvetica\"];\n  node [shape=box, fontname=\"Helvetica\"];\n";
-  for (int t = 0; t < g.num_tensors(); ++t) {
-    const bool is_out = std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
-    const std::string name = t < g.num_inputs ? (t < static_cast<int>(input_names.size()) ? input_names[t] : fmt::format("in{}", t))
-                                               : fmt::format("t{}", t);
-    out += fmt::format("  t{} [label=\"{}\\n{}\", shape=ellipse{}];\n", t, name, to_string(g.shape(t)),
+  for (int t = 0; t < graph.num_tensors(); ++t) {
+    const bool is_out = std::find(graph.outputs.begin(), graph.outputs.end(), t) != graph.outputs.end();
+    const std::string name = t < graph.num_inputs
+                                 ? (t < static_cast<int>(input_names.size()) ? input_names[t] : fmt::format("in{}", t))
+                                 : fmt::format("t{}", t);
+    out += fmt::format("  t{} [label=\"{}\\n{}\", shape=ellipse{}];\n", t, name, to_string(graph.shape(t)),
                        is_out ? ", peripheries=2" : "");
   }
-  for (int k = 0; k < g.ops.size(); ++k) {
-    const KernelOp& ko = g.ops[k];
+  for (int k = 0; k < graph.ops.size(); ++k) {
+    const KernelOp& ko = graph.ops[k];
     if (ko.op.kind == OpKind::Block) {
-      block_cluster(out, g, k);
+      block_cluster(out, graph, k);
       continue;
     }
     out += fmt::format("  k{} [label=\"{}\"];\n", k, op_label(ko.op));

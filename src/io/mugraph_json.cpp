@@ -12,33 +12,34 @@ namespace {
 using nlohmann::json;
 
 json op_json(const Op& op) {
-  json j = {{"op", name_of(op.kind)}, {"in", json::array()}};
-  for (int i = 0; i < arity(op.kind); ++i) j["in"].push_back(op.in[i]);
-  if (has_dim(op.kind)) j["dim"] = op.dim;
-  if (has_to(op.kind)) j["to"] = op.to;
-  return j;
+  json node = {{"op", name_of(op.kind)}, {"in", json::array()}};
+  for (int i = 0; i < arity(op.kind); ++i) node["in"].push_back(op.in[i]);
+  if (has_dim(op.kind)) node["dim"] = op.dim;
+  if (has_to(op.kind)) node["to"] = op.to;
+  return node;
 }
 
 json block_json(const BlockGraph& bg) {
-  json j = {{"op", "block"}, {"grid", bg.grid}, {"loop", bg.loop}};
-  for (const BlockInput& in : bg.inputs) j["in"].push_back({{"t", in.tensor}, {"imap", in.imap}, {"fmap", in.fmap}});
-  j["ops"] = json::array();
-  for (const Op& op : bg.ops) j["ops"].push_back(op_json(op));
-  for (const BlockOutput& o : bg.outputs) j["out"].push_back({{"t", o.tile}, {"omap", o.omap}});
-  return j;
+  json node = {{"op", "block"}, {"grid", bg.grid}, {"loop", bg.loop}};
+  for (const BlockInput& in : bg.inputs)
+    node["in"].push_back({{"t", in.tensor}, {"imap", in.imap}, {"fmap", in.fmap}});
+  node["ops"] = json::array();
+  for (const Op& op : bg.ops) node["ops"].push_back(op_json(op));
+  for (const BlockOutput& o : bg.outputs) node["out"].push_back({{"t", o.tile}, {"omap", o.omap}});
+  return node;
 }
 
 class Reader {
  public:
   Reader(const std::string& origin, const GraphRules& rules) : origin_(origin), rules_(rules) {}
 
-  KernelGraph read(const json& j) {
-    if (!j.is_object()) fail("a μGraph must be a JSON object with inputs, kernels, outputs");
-    for (const json& s : array(j, "inputs", "μGraph")) {
-      const Verdict v = g_.add_input(shape(s));
+  KernelGraph read(const json& doc) {
+    if (!doc.is_object()) fail("a μGraph must be a JSON object with inputs, kernels, outputs");
+    for (const json& s : array(doc, "inputs", "μGraph")) {
+      const Verdict v = graph_.add_input(shape(s));
       if (v != Verdict::Ok) fail("input: " + std::string(describe(v)));
     }
-    const json& kernels = array(j, "kernels", "μGraph");
+    const json& kernels = array(doc, "kernels", "μGraph");
     for (size_t k = 0; k < kernels.size(); ++k) {
       where_ = "kernel op " + std::to_string(k);
       const Verdict v = kernel(kernels[k]);
@@ -46,13 +47,13 @@ class Reader {
     }
     where_.clear();
     FixedVec<int32_t, kMaxOutputs> outs;
-    for (const json& o : array(j, "outputs", "μGraph")) {
+    for (const json& o : array(doc, "outputs", "μGraph")) {
       if (outs.full()) fail("too many outputs");
       outs.push_back(integer(o, "outputs"));
     }
-    if (Verdict v = g_.set_outputs(outs.span()); v != Verdict::Ok) fail("outputs: " + std::string(describe(v)));
-    if (Verdict v = g_.check_complete(); v != Verdict::Ok) fail(describe(v));
-    return g_;
+    if (Verdict v = graph_.set_outputs(outs.span()); v != Verdict::Ok) fail("outputs: " + std::string(describe(v)));
+    if (Verdict v = graph_.check_complete(); v != Verdict::Ok) fail(describe(v));
+    return graph_;
   }
 
  private:
@@ -60,104 +61,107 @@ class Reader {
     throw InputError(origin_ + ": " + (where_.empty() ? "" : where_ + ": ") + std::string(msg));
   }
 
-  const json& array(const json& j, const char* key, const char* what) const {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_array())
+  const json& array(const json& node, const char* key, const char* what) const {
+    if (!node.is_object() || !node.contains(key) || !node[key].is_array())
       fail(std::string(what) + " needs an array '" + key + "'");
-    return j[key];
+    return node[key];
   }
 
-  int integer(const json& j, const char* what) const {
-    if (!j.is_number_integer() || j.get<int64_t>() < -1 || j.get<int64_t>() > (1 << 24))
+  int integer(const json& node, const char* what) const {
+    if (!node.is_number_integer() || node.get<int64_t>() < -1 || node.get<int64_t>() > (1 << 24))
       fail(std::string(what) + " must hold integers");
-    return static_cast<int>(j.get<int64_t>());
+    return static_cast<int>(node.get<int64_t>());
   }
 
   // A data-dim index or -1 (φ).
-  int8_t dim(const json& j, const char* what) const {
-    const int v = integer(j, what);
+  int8_t dim(const json& node, const char* what) const {
+    const int v = integer(node, what);
     if (v < -1 || v >= kMaxRank) fail(std::string(what) + " must hold dims between -1 and 3");
     return static_cast<int8_t>(v);
   }
 
-  Shape shape(const json& j) const {
-    if (!j.is_array() || j.empty() || j.size() > kMaxRank) fail("input shapes must be arrays of 1 to 4 integers");
+  Shape shape(const json& node) const {
+    if (!node.is_array() || node.empty() || node.size() > kMaxRank)
+      fail("input shapes must be arrays of 1 to 4 integers");
     Shape s;
-    for (const json& d : j) s.d[s.rank++] = integer(d, "shapes");
+    for (const json& d : node) s.d[s.rank++] = integer(d, "shapes");
     return s;
   }
 
   template <size_t N, class T>
-  std::array<T, N> fixed(const json& j, const char* key) const {
-    if (!j.contains(key) || !j[key].is_array() || j[key].size() != N)
+  std::array<T, N> fixed(const json& node, const char* key) const {
+    if (!node.contains(key) || !node[key].is_array() || node[key].size() != N)
       fail(std::string("'") + key + "' must be an array of " + std::to_string(N) + " integers");
-    std::array<T, N> r{};
-    for (size_t i = 0; i < N; ++i) r[i] = static_cast<T>(std::is_same_v<T, int8_t> ? dim(j[key][i], key) : integer(j[key][i], key));
-    return r;
+    std::array<T, N> values{};
+    for (size_t i = 0; i < N; ++i)
+      values[i] = static_cast<T>(std::is_same_v<T, int8_t> ? dim(node[key][i], key) : integer(node[key][i], key));
+    return values;
   }
 
-  Op op(const json& j) const {
-    if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) fail("each op needs a string 'op'");
-    const auto kind = op_kind_from_name(j["op"].get<std::string>());
-    if (!kind || *kind == OpKind::Block) fail("unknown op '" + j["op"].get<std::string>() + "'");
-    Op o;
-    o.kind = *kind;
-    const json& in = array(j, "in", "each op");
+  Op op(const json& node) const {
+    if (!node.is_object() || !node.contains("op") || !node["op"].is_string()) fail("each op needs a string 'op'");
+    const auto kind = op_kind_from_name(node["op"].get<std::string>());
+    if (!kind || *kind == OpKind::Block) fail("unknown op '" + node["op"].get<std::string>() + "'");
+    Op result;
+    result.kind = *kind;
+    const json& in = array(node, "in", "each op");
     if (static_cast<int>(in.size()) != arity(*kind))
       fail(std::string(name_of(*kind)) + " takes " + std::to_string(arity(*kind)) + " operands");
-    for (int i = 0; i < arity(*kind); ++i) o.in[i] = integer(in[i], "'in'");
-    if (has_dim(*kind)) o.dim = j.contains("dim") ? dim(j["dim"], "'dim'") : int8_t{-1};
-    if (has_to(*kind)) o.to = j.contains("to") ? integer(j["to"], "'to'") : 0;
-    return o;
+    for (int i = 0; i < arity(*kind); ++i) result.in[i] = integer(in[i], "'in'");
+    if (has_dim(*kind)) result.dim = node.contains("dim") ? dim(node["dim"], "'dim'") : int8_t{-1};
+    if (has_to(*kind)) result.to = node.contains("to") ? integer(node["to"], "'to'") : 0;
+    return result;
   }
 
-  Verdict kernel(const json& j) {
-    if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) fail("each kernel op needs a string 'op'");
-    if (j["op"] != "block") return g_.add_op(op(j));
+  Verdict kernel(const json& node) {
+    if (!node.is_object() || !node.contains("op") || !node["op"].is_string())
+      fail("each kernel op needs a string 'op'");
+    if (node["op"] != "block") return graph_.add_op(op(node));
     BlockGraph bg;
-    bg.grid = fixed<3, int32_t>(j, "grid");
-    if (!j.contains("loop")) fail("a block graph needs 'loop'");
-    bg.loop = integer(j["loop"], "'loop'");
-    for (const json& in : array(j, "in", "a block graph")) {
+    bg.grid = fixed<3, int32_t>(node, "grid");
+    if (!node.contains("loop")) fail("a block graph needs 'loop'");
+    bg.loop = integer(node["loop"], "'loop'");
+    for (const json& in : array(node, "in", "a block graph")) {
       if (bg.inputs.full()) fail("too many block inputs");
       const int8_t fmap = in.contains("fmap") ? dim(in["fmap"], "'fmap'") : int8_t{kNoDim};
       if (!in.contains("t")) fail("each block input needs 't'");
       bg.inputs.push_back({integer(in["t"], "'t'"), fixed<3, int8_t>(in, "imap"), fmap});
     }
-    for (const json& o : array(j, "ops", "a block graph")) {
+    for (const json& o : array(node, "ops", "a block graph")) {
       if (bg.ops.full()) fail("too many block ops");
       bg.ops.push_back(op(o));
     }
-    for (const json& o : array(j, "out", "a block graph")) {
+    for (const json& o : array(node, "out", "a block graph")) {
       if (bg.outputs.full()) fail("too many block outputs");
       if (!o.is_object() || !o.contains("t")) fail("each block output needs 't'");
       bg.outputs.push_back({integer(o["t"], "'t'"), fixed<3, int8_t>(o, "omap")});
     }
-    return g_.add_block(bg, rules_);
+    return graph_.add_block(bg, rules_);
   }
 
   const std::string& origin_;
   const GraphRules& rules_;
   std::string where_;
-  KernelGraph g_;
+  KernelGraph graph_;
 };
 
 }  // namespace
 
-json to_json(const KernelGraph& g) {
-  json j = {{"inputs", json::array()}, {"kernels", json::array()}, {"outputs", json::array()}};
-  for (int t = 0; t < g.num_inputs; ++t) {
+json to_json(const KernelGraph& graph) {
+  json doc = {{"inputs", json::array()}, {"kernels", json::array()}, {"outputs", json::array()}};
+  for (int t = 0; t < graph.num_inputs; ++t) {
     json s = json::array();
-    for (int i = 0; i < g.shape(t).rank; ++i) s.push_back(g.shape(t).d[i]);
-    j["inputs"].push_back(s);
+    for (int i = 0; i < graph.shape(t).rank; ++i) s.push_back(graph.shape(t).d[i]);
+    doc["inputs"].push_back(s);
   }
-  for (const KernelOp& k : g.ops)
-    j["kernels"].push_back(k.op.kind == OpKind::Block ? block_json(g.blocks[k.block]) : op_json(k.op));
-  for (int32_t t : g.outputs) j["outputs"].push_back(t);
-  return j;
+  for (const KernelOp& k : graph.ops)
+    doc["kernels"].push_back(k.op.kind == OpKind::Block ? block_json(graph.blocks[k.block]) : op_json(k.op));
+  for (int32_t t : graph.outputs) doc["outputs"].push_back(t);
+  return doc;
 }
 
-KernelGraph mugraph_from_json(const json& j, const std::string& origin, const GraphRules& rules) {
-  return Reader(origin, rules).read(j);
+KernelGraph mugraph_from_json(const json& doc, const std::string& origin, const GraphRules& rules) {
+  return Reader(origin, rules).read(doc);
 }
 
 KernelGraph load_mugraph(const std::string& path, const GraphRules& rules) {

@@ -61,13 +61,13 @@ class Parser {
     return a;
   }
 
-  std::string name_field(const json& j, const std::string& what) const {
-    if (!j.is_object()) fail(what + " must be an object");
-    if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
+  std::string name_field(const json& node, const std::string& what) const {
+    if (!node.is_object()) fail(what + " must be an object");
+    if (!node.contains("name") || !node["name"].is_string() || node["name"].get<std::string>().empty())
       fail(what + " needs a non-empty string 'name'");
-    std::string n = j["name"].get<std::string>();
-    if (index_.count(n)) fail("name '" + n + "' is used twice; names must be unique");
-    return n;
+    std::string name = node["name"].get<std::string>();
+    if (index_.count(name)) fail("name '" + name + "' is used twice; names must be unique");
+    return name;
   }
 
   static bool is_int(const json& j) { return j.is_number_integer(); }
@@ -77,31 +77,33 @@ class Parser {
                                   : j.get<int64_t>();
   }
 
-  Shape parse_shape(const json& j, const std::string& who) const {
-    if (!j.is_array() || j.empty()) fail(who + ": shape must be an array of 1 to 4 positive integers");
-    if (j.size() > kMaxRank) fail(who + ": rank " + std::to_string(j.size()) + " (shapes have rank 1 to 4)");
-    Shape s;
-    for (const json& d : j) {
+  Shape parse_shape(const json& node, const std::string& who) const {
+    if (!node.is_array() || node.empty()) fail(who + ": shape must be an array of 1 to 4 positive integers");
+    if (node.size() > kMaxRank) fail(who + ": rank " + std::to_string(node.size()) + " (shapes have rank 1 to 4)");
+    Shape shape;
+    for (const json& d : node) {
       if (!is_int(d)) fail(who + ": shape must be an array of 1 to 4 positive integers");
       const int64_t v = as_int(d);
       if (v < 1 || v > kMaxDim)
         fail(who + ": dimension " + std::to_string(v) + " must be between 1 and " + std::to_string(kMaxDim));
-      s.d[s.rank++] = static_cast<int32_t>(v);
+      shape.d[shape.rank++] = static_cast<int32_t>(v);
     }
-    return s;
+    return shape;
   }
 
   void parse_inputs(const json& inputs) {
     for (const json& in : inputs) {
-      const std::string n = name_field(in, "each input");
+      const std::string name = name_field(in, "each input");
       for (const auto& [key, _] : in.items())
-        if (key != "name" && key != "shape") fail("input '" + n + "': unknown key '" + key + "' (inputs have name, shape)");
-      if (!in.contains("shape")) fail("input '" + n + "': missing 'shape'");
-      const Shape s = parse_shape(in["shape"], "input '" + n + "'");
-      const Verdict v = prog_.graph.add_input(s);
-      if (v == Verdict::TooMany) fail("too many inputs (at most " + std::to_string(kMaxKernelInputs) + ")");
-      if (v != Verdict::Ok) fail("input '" + n + "': " + std::string(describe(v)) + " " + to_string(s));
-      add_name(n);
+        if (key != "name" && key != "shape")
+          fail("input '" + name + "': unknown key '" + key + "' (inputs have name, shape)");
+      if (!in.contains("shape")) fail("input '" + name + "': missing 'shape'");
+      const Shape shape = parse_shape(in["shape"], "input '" + name + "'");
+      const Verdict verdict = prog_.graph.add_input(shape);
+      if (verdict == Verdict::TooMany) fail("too many inputs (at most " + std::to_string(kMaxKernelInputs) + ")");
+      if (verdict != Verdict::Ok)
+        fail("input '" + name + "': " + std::string(describe(verdict)) + " " + to_string(shape));
+      add_name(name);
       exps_.push_back(0);
     }
   }
@@ -110,48 +112,52 @@ class Parser {
     for (const json& j : ops) parse_op(j);
   }
 
-  void parse_op(const json& j) {
-    const std::string n = name_field(j, "each op");
-    if (!j.contains("op") || !j["op"].is_string()) fail_op(n, "", "needs a string 'op'");
-    const std::string kind_name = j["op"].get<std::string>();
+  void parse_op(const json& node) {
+    const std::string name = name_field(node, "each op");
+    if (!node.contains("op") || !node["op"].is_string()) fail_op(name, "", "needs a string 'op'");
+    const std::string kind_name = node["op"].get<std::string>();
     const auto kind = op_kind_from_name(kind_name);
-    if (!kind) fail_op(n, "", "unknown op '" + kind_name + "' (known: " + known_ops() + ")");
+    if (!kind) fail_op(name, "", "unknown op '" + kind_name + "' (known: " + known_ops() + ")");
     if (info(*kind).where != OpWhere::Both)
-      fail_op(n, kind_name, "is a block-graph op, not allowed in programs (known: " + known_ops() + ")");
-    for (const auto& [key, _] : j.items())
+      fail_op(name, kind_name, "is a block-graph op, not allowed in programs (known: " + known_ops() + ")");
+    for (const auto& [key, _] : node.items())
       if (key != "name" && key != "op" && key != "inputs" && !(key == "dim" && has_dim(*kind)))
-        fail_op(n, kind_name, "unknown key '" + key + "'" + (has_dim(*kind) ? " (this op has name, op, inputs, dim)" : " (this op has name, op, inputs)"));
+        fail_op(name, kind_name,
+                "unknown key '" + key + "'" +
+                    (has_dim(*kind) ? " (this op has name, op, inputs, dim)" : " (this op has name, op, inputs)"));
 
     Op op;
     op.kind = *kind;
-    if (!j.contains("inputs") || !j["inputs"].is_array()) fail_op(n, kind_name, "needs an array 'inputs' of names");
-    const json& ins = j["inputs"];
+    if (!node.contains("inputs") || !node["inputs"].is_array())
+      fail_op(name, kind_name, "needs an array 'inputs' of names");
+    const json& ins = node["inputs"];
     if (static_cast<int>(ins.size()) != arity(*kind))
-      fail_op(n, kind_name, "takes " + std::to_string(arity(*kind)) + " input" + (arity(*kind) > 1 ? "s" : "") +
-                                ", got " + std::to_string(ins.size()));
+      fail_op(name, kind_name,
+              "takes " + std::to_string(arity(*kind)) + " input" + (arity(*kind) > 1 ? "s" : "") + ", got " +
+                  std::to_string(ins.size()));
     int exps = is_exp_like(*kind) ? 1 : 0, path_exps = 0;
     for (int i = 0; i < arity(*kind); ++i) {
-      if (!ins[i].is_string()) fail_op(n, kind_name, "inputs must be names (strings)");
+      if (!ins[i].is_string()) fail_op(name, kind_name, "inputs must be names (strings)");
       const auto it = index_.find(ins[i].get<std::string>());
       if (it == index_.end())
-        fail_op(n, kind_name, "input '" + ins[i].get<std::string>() + "' is not an input or an earlier op");
+        fail_op(name, kind_name, "input '" + ins[i].get<std::string>() + "' is not an input or an earlier op");
       op.in[i] = it->second;
       path_exps = std::max(path_exps, exps_[it->second]);
     }
     if (has_dim(*kind)) {
-      if (!j.contains("dim") || !is_int(j["dim"])) fail_op(n, kind_name, "needs an integer attribute 'dim'");
-      const int64_t d = as_int(j["dim"]);
+      if (!node.contains("dim") || !is_int(node["dim"])) fail_op(name, kind_name, "needs an integer attribute 'dim'");
+      const int64_t d = as_int(node["dim"]);
       const int rank = prog_.graph.shape(op.in[0]).rank;
       if (d < 0 || d >= rank)
-        fail_op(n, kind_name, "dim " + std::to_string(d) + " is out of range for rank " + std::to_string(rank));
+        fail_op(name, kind_name, "dim " + std::to_string(d) + " is out of range for rank " + std::to_string(rank));
       op.dim = static_cast<int8_t>(d);
     }
     if (exps + path_exps > 1)
-      fail_op(n, kind_name, "a path from an input passes two exps (exp or silu); LAX programs allow one per path");
-    const Verdict v = prog_.graph.add_op(op);
-    if (v == Verdict::TooMany) fail("too many ops (at most " + std::to_string(kMaxKernelOps) + ")");
-    if (v != Verdict::Ok) fail_op(n, kind_name, std::string(describe(v)) + operand_shapes(op));
-    add_name(n);
+      fail_op(name, kind_name, "a path from an input passes two exps (exp or silu); LAX programs allow one per path");
+    const Verdict verdict = prog_.graph.add_op(op);
+    if (verdict == Verdict::TooMany) fail("too many ops (at most " + std::to_string(kMaxKernelOps) + ")");
+    if (verdict != Verdict::Ok) fail_op(name, kind_name, std::string(describe(verdict)) + operand_shapes(op));
+    add_name(name);
     exps_.push_back(exps + path_exps);
   }
 
@@ -163,14 +169,14 @@ class Parser {
 
   void parse_outputs(const json& outs) {
     FixedVec<int32_t, kMaxOutputs> idx;
-    for (const json& o : outs) {
-      if (!o.is_string()) fail("outputs must be names of ops (strings)");
-      const std::string n = o.get<std::string>();
-      const auto it = index_.find(n);
-      if (it == index_.end()) fail("output '" + n + "' is not an op");
-      if (it->second < prog_.graph.num_inputs) fail("output '" + n + "' names an input; outputs name ops");
+    for (const json& entry : outs) {
+      if (!entry.is_string()) fail("outputs must be names of ops (strings)");
+      const std::string name = entry.get<std::string>();
+      const auto it = index_.find(name);
+      if (it == index_.end()) fail("output '" + name + "' is not an op");
+      if (it->second < prog_.graph.num_inputs) fail("output '" + name + "' names an input; outputs name ops");
       for (int32_t t : idx)
-        if (t == it->second) fail("output '" + n + "' is listed twice");
+        if (t == it->second) fail("output '" + name + "' is listed twice");
       if (idx.full()) fail("too many outputs (at most " + std::to_string(kMaxOutputs) + ")");
       idx.push_back(it->second);
     }
@@ -179,23 +185,23 @@ class Parser {
 
   // Every input feeds some op, and every op reaches an output.
   void check_uses() const {
-    const KernelGraph& g = prog_.graph;
-    std::vector<bool> live(g.num_tensors(), false);
-    for (int32_t t : g.outputs) live[t] = true;
-    for (int i = g.ops.size() - 1; i >= 0; --i)
-      if (live[g.ops[i].first_out])
-        for (int32_t t : g.operands(i)) live[t] = true;
-    for (int t = 0; t < g.num_tensors(); ++t) {
+    const KernelGraph& graph = prog_.graph;
+    std::vector<bool> live(graph.num_tensors(), false);
+    for (int32_t t : graph.outputs) live[t] = true;
+    for (int i = graph.ops.size() - 1; i >= 0; --i)
+      if (live[graph.ops[i].first_out])
+        for (int32_t t : graph.operands(i)) live[t] = true;
+    for (int t = 0; t < graph.num_tensors(); ++t) {
       if (live[t]) continue;
-      if (t < g.num_inputs) fail("input '" + prog_.tensor_names[t] + "' is not used by any op; remove it");
-      fail_op(prog_.tensor_names[t], std::string(name_of(g.ops[t - g.num_inputs].op.kind)),
+      if (t < graph.num_inputs) fail("input '" + prog_.tensor_names[t] + "' is not used by any op; remove it");
+      fail_op(prog_.tensor_names[t], std::string(name_of(graph.ops[t - graph.num_inputs].op.kind)),
               "its result reaches no output; remove it or list it in outputs");
     }
   }
 
-  void add_name(const std::string& n) {
-    index_[n] = static_cast<int32_t>(prog_.tensor_names.size());
-    prog_.tensor_names.push_back(n);
+  void add_name(const std::string& name) {
+    index_[name] = static_cast<int32_t>(prog_.tensor_names.size());
+    prog_.tensor_names.push_back(name);
   }
 
   const std::string& origin_;

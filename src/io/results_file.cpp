@@ -17,12 +17,13 @@ json counters_json(const Counters& c) {
 
 // One row per rank of a distributed run (empty in one process).
 json ranks_json(const std::vector<RankStats>& ranks) {
-  json a = json::array();
-  for (const RankStats& s : ranks)
-    a.push_back({{"rank", s.rank}, {"states", s.states}, {"items", s.items}, {"busy_s", s.busy_s}, {"wall_s", s.wall_s},
-                 {"bytes_sent", s.bytes_sent}, {"bytes_received", s.bytes_received}, {"z3_calls", s.z3_calls},
-                 {"peak_rss_mib", s.peak_rss_mib}});
-  return a;
+  json rows = json::array();
+  for (const RankStats& stats : ranks)
+    rows.push_back({{"rank", stats.rank}, {"states", stats.states}, {"items", stats.items}, {"busy_s", stats.busy_s},
+                    {"wall_s", stats.wall_s}, {"bytes_sent", stats.bytes_sent},
+                    {"bytes_received", stats.bytes_received}, {"z3_calls", stats.z3_calls},
+                    {"peak_rss_mib", stats.peak_rss_mib}});
+  return rows;
 }
 
 json idle_json(const IdleTimes& i) {
@@ -31,10 +32,10 @@ json idle_json(const IdleTimes& i) {
           {"serial", i.serial}};
 }
 
-json stats_json(const SearchResult& r) {
-  const Counters& c = r.totals;
+json stats_json(const SearchResult& result) {
+  const Counters& totals = result.totals;
   json levels = json::array();
-  for (const LevelStats& l : r.levels)
+  for (const LevelStats& l : result.levels)
     levels.push_back({{"level", l.level},
                       {"frontier", l.frontier},
                       {"candidates", l.candidates},
@@ -43,37 +44,39 @@ json stats_json(const SearchResult& r) {
                       {"verified", l.verified},
                       {"wall_s", l.wall_s}});
   json workers = json::array();
-  for (size_t i = 0; i < r.workers.size(); ++i) {
-    json w = counters_json(r.workers[i]);
-    w["id"] = i;
-    workers.push_back(w);
+  for (size_t i = 0; i < result.workers.size(); ++i) {
+    json row = counters_json(result.workers[i]);
+    row["id"] = i;
+    workers.push_back(row);
   }
-  return {{"states_expanded", c.states},
-          {"candidates", c.candidates},
+  return {{"states_expanded", totals.states},
+          {"candidates", totals.candidates},
           {"pruned",
-           {{"shape", c.pruned.shape}, {"order", c.pruned.order}, {"memory", c.pruned.memory}, {"expr", c.pruned.expr},
-            {"dedup", c.pruned.dedup}, {"reach", c.pruned.reach}}},
+           {{"shape", totals.pruned.shape}, {"order", totals.pruned.order}, {"memory", totals.pruned.memory},
+            {"expr", totals.pruned.expr}, {"dedup", totals.pruned.dedup}, {"reach", totals.pruned.reach}}},
           {"expr",
-           {{"queries", r.expr.queries}, {"cache_hits", r.expr.cache_hits}, {"structural", r.expr.structural},
-            {"z3_calls", r.expr.z3_calls}, {"z3_unknown", r.expr.z3_unknown}, {"z3_s", r.expr.z3_s}}},
-          {"fingerprint_evals", c.fingerprint_evals},
-          {"fingerprint_passes", c.fingerprint_passes},
-          {"verified", c.verified},
-          {"confirm_failures", c.confirm_failures},
-          {"duplicates", r.duplicates},
-          {"middle_states", r.middle_states},
-          {"wall_s", r.wall_s},
+           {{"queries", result.expr.queries}, {"cache_hits", result.expr.cache_hits},
+            {"structural", result.expr.structural}, {"z3_calls", result.expr.z3_calls},
+            {"z3_unknown", result.expr.z3_unknown}, {"z3_s", result.expr.z3_s}}},
+          {"fingerprint_evals", totals.fingerprint_evals},
+          {"fingerprint_passes", totals.fingerprint_passes},
+          {"verified", totals.verified},
+          {"confirm_failures", totals.confirm_failures},
+          {"duplicates", result.duplicates},
+          {"middle_states", result.middle_states},
+          {"wall_s", result.wall_s},
           {"phase_s",
-           {{"expand", c.phase_s.expand}, {"expr", c.phase_s.expr}, {"fingerprint", c.phase_s.fingerprint},
-            {"dedup", c.phase_s.dedup}, {"verify", c.phase_s.verify}, {"exchange", c.phase_s.exchange}}},
+           {{"expand", totals.phase_s.expand}, {"expr", totals.phase_s.expr},
+            {"fingerprint", totals.phase_s.fingerprint}, {"dedup", totals.phase_s.dedup},
+            {"verify", totals.phase_s.verify}, {"exchange", totals.phase_s.exchange}}},
           {"levels", levels},
-          {"idle_s", idle_json(r.idle)},
-          {"peak_frontier_mib", r.peak_frontier_mib},
-          {"chunks", r.chunks},
-          {"carried", r.carried},
+          {"idle_s", idle_json(result.idle)},
+          {"peak_frontier_mib", result.peak_frontier_mib},
+          {"chunks", result.chunks},
+          {"carried", result.carried},
           {"workers", workers},
-          {"ranks", ranks_json(r.rank_stats)},
-          {"peak_rss_mib", r.peak_rss_mib}};
+          {"ranks", ranks_json(result.rank_stats)},
+          {"peak_rss_mib", result.peak_rss_mib}};
 }
 
 // The input program's three reference plans (docs/design.md §8), priced on the run's GPU, so a results file
@@ -86,20 +89,23 @@ json plans_json(const KernelGraph& program, const GpuSpec& gpu) {
 
 }  // namespace
 
-json results_json(const Program& program, const SearchConfig& cfg, const RunOptions& opt, const SearchResult& r) {
+json results_json(const Program& program, const SearchConfig& cfg, const RunOptions& opt, const SearchResult& result) {
   json mugraphs = json::array();
-  for (const FoundGraph& f : r.mugraphs) mugraphs.push_back(
-        {{"hash", fmt::format("{:016x}", f.hash)}, {"cost", cost_summary_json(f.cost)}, {"graph", to_json(f.graph)}});
+  for (const FoundGraph& found : result.mugraphs)
+    mugraphs.push_back({{"hash", fmt::format("{:016x}", found.hash)},
+                        {"cost", cost_summary_json(found.cost)},
+                        {"graph", to_json(found.graph)}});
   return {{"run",
-           {{"strategy", name_of(opt.strategy)}, {"threads", opt.threads}, {"ranks", r.ranks}, {"backend", name_of(r.backend)},
-            {"field", name_of(opt.field)}, {"seed", opt.seed}, {"cost_gpu", opt.cost_gpu}, {"partial", r.partial}, {"time_limit_s", opt.time_limit_s},
+           {{"strategy", name_of(opt.strategy)}, {"threads", opt.threads}, {"ranks", result.ranks},
+            {"backend", name_of(result.backend)}, {"field", name_of(opt.field)}, {"seed", opt.seed},
+            {"cost_gpu", opt.cost_gpu}, {"partial", result.partial}, {"time_limit_s", opt.time_limit_s},
             {"dedup", name_of(opt.dedup)}, {"memory_limit_mib", opt.memory_limit_mib},
-            {"device", r.device}, {"version", kVersion}}},
+            {"device", result.device}, {"version", kVersion}}},
           {"program", program.source},
           {"config", config_to_json(cfg)},
           {"plans", plans_json(program.graph, *gpu_preset(opt.cost_gpu))},
           {"mugraphs", mugraphs},
-          {"stats", stats_json(r)}};
+          {"stats", stats_json(result)}};
 }
 
 }  // namespace ugs

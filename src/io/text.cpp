@@ -33,24 +33,26 @@ void block_text(std::string& out, const BlockGraph& bg) {
 
 }  // namespace
 
-std::string to_text(const KernelGraph& g) {
+std::string to_text(const KernelGraph& graph) {
   std::string out;
-  for (int t = 0; t < g.num_inputs; ++t) out += fmt::format("t{} = input  {}\n", t, to_string(g.shape(t)));
-  for (const KernelOp& k : g.ops) {
-    if (k.op.kind != OpKind::Block) {
-      out += fmt::format("t{} = {}({}){}  {}\n", k.first_out, name_of(k.op.kind), operands(k.op, 't'), attrs(k.op),
-                         to_string(g.shape(k.first_out)));
+  for (int t = 0; t < graph.num_inputs; ++t) out += fmt::format("t{} = input  {}\n", t, to_string(graph.shape(t)));
+  for (const KernelOp& kernel_op : graph.ops) {
+    if (kernel_op.op.kind != OpKind::Block) {
+      out +=
+          fmt::format("t{} = {}({}){}  {}\n", kernel_op.first_out, name_of(kernel_op.op.kind),
+                      operands(kernel_op.op, 't'), attrs(kernel_op.op), to_string(graph.shape(kernel_op.first_out)));
       continue;
     }
-    const BlockGraph& bg = g.blocks[k.block];
+    const BlockGraph& bg = graph.blocks[kernel_op.block];
     std::string outs;
-    for (int o = 0; o < k.num_out; ++o)
-      outs += fmt::format("{}t{} {}", o ? ", " : "", k.first_out + o, to_string(g.shape(k.first_out + o)));
+    for (int o = 0; o < kernel_op.num_out; ++o)
+      outs += fmt::format("{}t{} {}", o ? ", " : "", kernel_op.first_out + o,
+                          to_string(graph.shape(kernel_op.first_out + o)));
     out += fmt::format("{} = block  grid [{}, {}, {}]  loop {}\n", outs, bg.grid[0], bg.grid[1], bg.grid[2], bg.loop);
     block_text(out, bg);
   }
   std::string outs;
-  for (int32_t t : g.outputs) outs += fmt::format("{}t{}", outs.empty() ? "" : ", ", t);
+  for (int32_t t : graph.outputs) outs += fmt::format("{}t{}", outs.empty() ? "" : ", ", t);
   return out + "outputs: " + outs + "\n";
 }
 

@@ -130,9 +130,9 @@ OpRank rank_of(const Op& op) {
   return r;
 }
 
-OpRank rank_of(const KernelGraph& g, int i) {
-  const KernelOp& k = g.ops[i];
-  return k.op.kind == OpKind::Block ? block_rank(g.blocks[k.block]) : rank_of(k.op);
+OpRank rank_of(const KernelGraph& graph, int i) {
+  const KernelOp& k = graph.ops[i];
+  return k.op.kind == OpKind::Block ? block_rank(graph.blocks[k.block]) : rank_of(k.op);
 }
 
 // Operands are tile indices (under kMaxTiles) stored plus one, so an absent second operand (0) ranks
@@ -158,10 +158,10 @@ bool ranks_above_window(const OpRank& r, int ready, int m, RankAt rank_at) {
   return true;
 }
 
-bool fits(const KernelGraph& g, const OpRank& r, int m) {
+bool fits(const KernelGraph& graph, const OpRank& r, int m) {
   int ready = 0;
-  for (int32_t t : r.in) ready = std::max(ready, g.producer(t) + 1);
-  return ranks_above_window(r, ready, m, [&](int k) { return rank_of(g, k); });
+  for (int32_t t : r.in) ready = std::max(ready, graph.producer(t) + 1);
+  return ranks_above_window(r, ready, m, [&](int k) { return rank_of(graph, k); });
 }
 
 }  // namespace
@@ -181,14 +181,14 @@ bool BlockAppendOrder::admits(const Op& op) const {
 
 bool may_append(const BlockGraph& bg, const Op& op) { return BlockAppendOrder(bg).admits(op); }
 
-bool may_append(const KernelGraph& g, const Op& op) {
-  return operands_ordered(op) && fits(g, rank_of(op), g.ops.size());
+bool may_append(const KernelGraph& graph, const Op& op) {
+  return operands_ordered(op) && fits(graph, rank_of(op), graph.ops.size());
 }
 
-bool may_append(const KernelGraph& g, const OpRank& r) { return fits(g, r, g.ops.size()); }
+bool may_append(const KernelGraph& graph, const OpRank& r) { return fits(graph, r, graph.ops.size()); }
 
-bool may_append_block(const KernelGraph& g, const BlockGraph& bg) {
-  return is_canonical(bg) && fits(g, block_rank(bg), g.ops.size());
+bool may_append_block(const KernelGraph& graph, const BlockGraph& bg) {
+  return is_canonical(bg) && fits(graph, block_rank(bg), graph.ops.size());
 }
 
 bool is_canonical(const BlockGraph& bg) {
@@ -201,25 +201,25 @@ bool is_canonical(const BlockGraph& bg) {
   return true;
 }
 
-bool is_canonical(const KernelGraph& g) {
-  for (int m = 0; m < g.ops.size(); ++m) {
-    const KernelOp& k = g.ops[m];
-    if (k.op.kind == OpKind::Block ? !is_canonical(g.blocks[k.block]) : !operands_ordered(k.op)) return false;
-    if (!fits(g, rank_of(g, m), m)) return false;
+bool is_canonical(const KernelGraph& graph) {
+  for (int m = 0; m < graph.ops.size(); ++m) {
+    const KernelOp& k = graph.ops[m];
+    if (k.op.kind == OpKind::Block ? !is_canonical(graph.blocks[k.block]) : !operands_ordered(k.op)) return false;
+    if (!fits(graph, rank_of(graph, m), m)) return false;
   }
   return true;
 }
 
-bool canonicalize(KernelGraph& g, const GraphRules& rules) {
+bool canonicalize(KernelGraph& graph, const GraphRules& rules) {
   KernelGraph ng;
   std::array<int32_t, kMaxTensors> tmap;
   tmap.fill(-1);
-  for (int t = 0; t < g.num_inputs; ++t) {
-    ng.add_input(g.shape(t));
+  for (int t = 0; t < graph.num_inputs; ++t) {
+    ng.add_input(graph.shape(t));
     tmap[t] = t;
   }
   auto ready = [&](int k) {
-    for (int32_t t : g.operands(k))
+    for (int32_t t : graph.operands(k))
       if (tmap[t] < 0) return false;
     return true;
   };
@@ -227,28 +227,28 @@ bool canonicalize(KernelGraph& g, const GraphRules& rules) {
   BlockGraph cb;
   std::array<int, kMaxBlockOutputs> perm{};
   Op op;
-  auto candidate = [&](int k, OpRank* r) {
+  auto candidate = [&](int k, OpRank* rank) {
     if (!ready(k)) return false;
-    const KernelOp& ko = g.ops[k];
+    const KernelOp& ko = graph.ops[k];
     if (ko.op.kind == OpKind::Block) {
-      if (!canonical_block(g.blocks[ko.block], tmap, ng, &cb, &perm)) return false;
-      *r = block_rank(cb);
+      if (!canonical_block(graph.blocks[ko.block], tmap, ng, &cb, &perm)) return false;
+      *rank = block_rank(cb);
     } else {
       op = ko.op;
       for (int i = 0; i < arity(op.kind); ++i) op.in[i] = tmap[op.in[i]];
       op = with_ordered_operands(op);
-      *r = rank_of(op);
+      *rank = rank_of(op);
     }
     return true;
   };
 
   std::array<bool, 32> placed{};
-  for (int step = 0; step < g.ops.size(); ++step) {
-    OpRank r;
-    const int k = least_ready(g.ops.size(), placed, candidate, &r);
+  for (int step = 0; step < graph.ops.size(); ++step) {
+    OpRank rank;
+    const int k = least_ready(graph.ops.size(), placed, candidate, &rank);
     if (k < 0) return false;
-    candidate(k, &r);  // recompute the winner's canonical op into op / cb / perm
-    const KernelOp& ko = g.ops[k];
+    candidate(k, &rank);  // recompute the winner's canonical op into op / cb / perm
+    const KernelOp& ko = graph.ops[k];
     const int first = ng.num_tensors();
     if (ko.op.kind == OpKind::Block) {
       if (ng.add_block(cb, rules) != Verdict::Ok) return false;
@@ -260,49 +260,49 @@ bool canonicalize(KernelGraph& g, const GraphRules& rules) {
     placed[k] = true;
   }
   FixedVec<int32_t, kMaxOutputs> outs;
-  for (int32_t t : g.outputs) outs.push_back(tmap[t]);
+  for (int32_t t : graph.outputs) outs.push_back(tmap[t]);
   if (ng.set_outputs(outs.span()) != Verdict::Ok || !is_canonical(ng)) return false;
-  g = ng;
+  graph = ng;
   return true;
 }
 
 uint64_t structural_hash(const BlockGraph& bg) {
-  Hasher h;
-  for (int32_t x : bg.grid) h.add(x);
-  h.add(bg.loop).add(bg.inputs.size()).add(bg.ops.size()).add(bg.outputs.size());
+  Hasher hasher;
+  for (int32_t x : bg.grid) hasher.add(x);
+  hasher.add(bg.loop).add(bg.inputs.size()).add(bg.ops.size()).add(bg.outputs.size());
   for (const BlockInput& in : bg.inputs) {
-    h.add(in.tensor).add(in.fmap);
-    for (int8_t a : in.imap) h.add(a);
+    hasher.add(in.tensor).add(in.fmap);
+    for (int8_t a : in.imap) hasher.add(a);
   }
   for (const Op& op : bg.ops) {
-    h.add(static_cast<uint64_t>(op.kind)).add(op.dim).add(op.to);
-    for (int i = 0; i < arity(op.kind); ++i) h.add(op.in[i]);
+    hasher.add(static_cast<uint64_t>(op.kind)).add(op.dim).add(op.to);
+    for (int i = 0; i < arity(op.kind); ++i) hasher.add(op.in[i]);
   }
   for (const BlockOutput& o : bg.outputs) {
-    h.add(o.tile);
-    for (int8_t a : o.omap) h.add(a);
+    hasher.add(o.tile);
+    for (int8_t a : o.omap) hasher.add(a);
   }
-  return h.value();
+  return hasher.value();
 }
 
-uint64_t structural_hash(const KernelGraph& g) {
-  Hasher h;
-  h.add(g.num_inputs).add(g.ops.size()).add(g.outputs.size());
-  for (int t = 0; t < g.num_inputs; ++t) {
-    const Shape& s = g.shape(t);
-    h.add(s.rank);
-    for (int i = 0; i < s.rank; ++i) h.add(s.d[i]);
+uint64_t structural_hash(const KernelGraph& graph) {
+  Hasher hasher;
+  hasher.add(graph.num_inputs).add(graph.ops.size()).add(graph.outputs.size());
+  for (int t = 0; t < graph.num_inputs; ++t) {
+    const Shape& s = graph.shape(t);
+    hasher.add(s.rank);
+    for (int i = 0; i < s.rank; ++i) hasher.add(s.d[i]);
   }
-  for (const KernelOp& k : g.ops) {
-    if (k.op.kind == OpKind::Block) {
-      h.add(structural_hash(g.blocks[k.block]));
+  for (const KernelOp& kernel_op : graph.ops) {
+    if (kernel_op.op.kind == OpKind::Block) {
+      hasher.add(structural_hash(graph.blocks[kernel_op.block]));
       continue;
     }
-    h.add(static_cast<uint64_t>(k.op.kind)).add(k.op.dim).add(k.op.to);
-    for (int i = 0; i < arity(k.op.kind); ++i) h.add(k.op.in[i]);
+    hasher.add(static_cast<uint64_t>(kernel_op.op.kind)).add(kernel_op.op.dim).add(kernel_op.op.to);
+    for (int i = 0; i < arity(kernel_op.op.kind); ++i) hasher.add(kernel_op.op.in[i]);
   }
-  for (int32_t t : g.outputs) h.add(t);
-  return h.value();
+  for (int32_t t : graph.outputs) hasher.add(t);
+  return hasher.value();
 }
 
 }  // namespace ugs

@@ -4,18 +4,18 @@
 
 namespace ugs::search_detail {
 
-void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& r) {
-  r.mugraphs.clear();
+void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& result) {
+  result.mugraphs.clear();
   std::sort(all.begin(), all.end(), [](const FoundGraph& a, const FoundGraph& b) { return a.hash < b.hash; });
-  for (const FoundGraph& f : all) {
-    if (!r.mugraphs.empty() && r.mugraphs.back().hash == f.hash) {
-      ++r.duplicates;
+  for (const FoundGraph& entry : all) {
+    if (!result.mugraphs.empty() && result.mugraphs.back().hash == entry.hash) {
+      ++result.duplicates;
       continue;
     }
-    r.mugraphs.push_back(f);
-    r.mugraphs.back().cost = estimate(f.graph, gpu);
+    result.mugraphs.push_back(entry);
+    result.mugraphs.back().cost = estimate(entry.graph, gpu);
   }
-  std::sort(r.mugraphs.begin(), r.mugraphs.end(),
+  std::sort(result.mugraphs.begin(), result.mugraphs.end(),
             [](const FoundGraph& a, const FoundGraph& b) { return ranks_before(a.cost, a.hash, b.cost, b.hash); });
 }
 

@@ -7,8 +7,8 @@
 
 namespace ugs::search_detail {
 
-// Found μGraphs (hashed) into r.mugraphs: deduplicated by hash (r.duplicates counts the rest), priced,
-// sorted best first.
-void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& r);
+// Found μGraphs (hashed) into result.mugraphs: deduplicated by hash (result.duplicates counts the rest),
+// priced, sorted best first.
+void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& result);
 
 }  // namespace ugs::search_detail

@@ -28,7 +28,7 @@ class Monitor {
         levels_(levels), thread_([this] { loop(); }) {}
   ~Monitor() {
     {
-      std::lock_guard<std::mutex> l(m_);
+      std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
     }
     cv_.notify_all();
@@ -39,28 +39,28 @@ class Monitor {
  private:
   void loop() {
     const auto t0 = Clock::now();
-    std::unique_lock<std::mutex> l(m_);
+    std::unique_lock<std::mutex> lock(mutex_);
     while (!done_) {
       // The progress line's period, shortened to meet the time limit on time (and only before it: the
       // drivers take a while to wind down, and a 1 ms period then redrew the line a thousand times a second).
       double wait_s = 0.5;
       const double left = limit_ - seconds_since(t0);
       if (limit_ > 0 && left > 0) wait_s = std::clamp(left, 1e-3, wait_s);
-      cv_.wait_for(l, std::chrono::duration<double>(wait_s));
-      const double t = seconds_since(t0);
-      if (limit_ > 0 && t >= limit_) stop_.store(true);
-      if (progress_ && !done_) draw(t);
+      cv_.wait_for(lock, std::chrono::duration<double>(wait_s));
+      const double elapsed_s = seconds_since(t0);
+      if (limit_ > 0 && elapsed_s >= limit_) stop_.store(true);
+      if (progress_ && !done_) draw(elapsed_s);
     }
   }
-  void draw(double t) const {
+  void draw(double elapsed_s) const {
     uint64_t states = 0;
-    for (const Worker& w : workers_) states += w.progress.load(std::memory_order_relaxed);
+    for (const Worker& worker : workers_) states += worker.progress.load(std::memory_order_relaxed);
     std::string level;
     if (levels_ && levels_->level.load() >= 0)
       level = "level " + std::to_string(levels_->level.load()) + "  frontier " + std::to_string(levels_->frontier.load()) +
               "  ";
     std::fprintf(stderr, "\r[%s] %sstates %llu  %.0f states/s  elapsed %.1f s   ", label_.c_str(), level.c_str(),
-                 static_cast<unsigned long long>(states), t > 0 ? states / t : 0.0, t);
+                 static_cast<unsigned long long>(states), elapsed_s > 0 ? states / elapsed_s : 0.0, elapsed_s);
   }
 
   std::atomic<bool>& stop_;
@@ -69,7 +69,7 @@ class Monitor {
   bool progress_;
   std::string label_;
   const LevelProgress* levels_;
-  std::mutex m_;
+  std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;
   std::thread thread_;

@@ -37,33 +37,33 @@ double peak_rss_mib() {
   return u.ru_maxrss / 1024.0;  // Linux reports KiB
 }
 
-RankStats rank_stats(const Comm& comm, const SearchResult& r) {
-  RankStats s;
-  s.rank = comm.rank();
-  s.states = r.totals.states;
-  s.items = r.items;
-  s.busy_s = r.totals.busy_s;
-  s.wall_s = r.wall_s;
-  s.bytes_sent = comm.bytes_sent();
-  s.bytes_received = comm.bytes_received();
-  s.z3_calls = r.expr.z3_calls;
-  s.peak_rss_mib = r.peak_rss_mib;
-  return s;
+RankStats rank_stats(const Comm& comm, const SearchResult& result) {
+  RankStats stats;
+  stats.rank = comm.rank();
+  stats.states = result.totals.states;
+  stats.items = result.items;
+  stats.busy_s = result.totals.busy_s;
+  stats.wall_s = result.wall_s;
+  stats.bytes_sent = comm.bytes_sent();
+  stats.bytes_received = comm.bytes_received();
+  stats.z3_calls = result.expr.z3_calls;
+  stats.peak_rss_mib = result.peak_rss_mib;
+  return stats;
 }
 
 // All workers' μGraphs and counters.
-void gather(const std::deque<Worker>& workers, const Worker& collector, const GpuSpec& gpu, SearchResult& r) {
-  for (const Worker* w : {&collector}) r.totals += w->c;
-  for (const Worker& w : workers) {
-    r.totals += w.c;
-    r.workers.push_back(w.c);
+void gather(const std::deque<Worker>& workers, const Worker& collector, const GpuSpec& gpu, SearchResult& result) {
+  for (const Worker* worker : {&collector}) result.totals += worker->counters;
+  for (const Worker& worker : workers) {
+    result.totals += worker.counters;
+    result.workers.push_back(worker.counters);
   }
   std::vector<FoundGraph> all;
-  for (const Worker* w : {&collector})
-    for (const KernelGraph& g : w->found) all.push_back({g, structural_hash(g), {}});
-  for (const Worker& w : workers)
-    for (const KernelGraph& g : w.found) all.push_back({g, structural_hash(g), {}});
-  search_detail::list_found(std::move(all), gpu, r);
+  for (const Worker* worker : {&collector})
+    for (const KernelGraph& g : worker->found) all.push_back({g, structural_hash(g), {}});
+  for (const Worker& worker : workers)
+    for (const KernelGraph& g : worker.found) all.push_back({g, structural_hash(g), {}});
+  search_detail::list_found(std::move(all), gpu, result);
 }
 
 }  // namespace
@@ -116,7 +116,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   std::deque<Worker> workers;
   for (int t = 0; t < (opt.strategy == Strategy::Dfs ? 1 : opt.threads); ++t) workers.emplace_back().id = t;
   Worker collector;
-  SearchResult r;
+  SearchResult result;
   search_detail::LevelProgress levels;
   {
     search_detail::Monitor monitor(stop, workers, opt.time_limit_s, opt.progress, std::string(name_of(opt.strategy)),
@@ -124,28 +124,30 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
     const State root = gen.root();
     switch (opt.strategy) {
       case Strategy::Dfs: search_detail::run_dfs(engine, root, workers); break;
-      case Strategy::DfsStatic: r.middle_states = search_detail::run_dfs_static(engine, root, collector, workers); break;
+      case Strategy::DfsStatic:
+        result.middle_states = search_detail::run_dfs_static(engine, root, collector, workers);
+        break;
       case Strategy::DfsOmp: search_detail::run_dfs_omp(engine, root, static_cast<int>(cfg.omp_task_depth), workers); break;
       case Strategy::DfsMpi:
-        r.middle_states = search_detail::run_dfs_mpi(engine, root, collector, workers, *opt.comm, r.items);
+        result.middle_states = search_detail::run_dfs_mpi(engine, root, collector, workers, *opt.comm, result.items);
         break;
       case Strategy::Bfs:
-        search_detail::run_bfs(engine, cfg, opt, run_key(program, cfg, opt), root, workers, collector, r, levels);
+        search_detail::run_bfs(engine, cfg, opt, run_key(program, cfg, opt), root, workers, collector, result, levels);
         break;
     }
   }
-  gather(workers, collector, *gpu_preset(opt.cost_gpu), r);
+  gather(workers, collector, *gpu_preset(opt.cost_gpu), result);
   uint64_t hits = collector.expr_cache_hits;
-  for (const Worker& w : workers) hits += w.expr_cache_hits;
+  for (const Worker& worker : workers) hits += worker.expr_cache_hits;
   oracle.add_cache_hits(hits);
-  r.expr += oracle.stats();  // a resumed bfs carries its checkpoint's
-  r.partial = stop.load();
-  r.backend = verifier.backend().kind();
-  r.device = verifier.backend().device();
-  r.wall_s += seconds_since(t0);
-  r.peak_rss_mib = peak_rss_mib();
-  if (ranks) search_detail::merge_ranks(*opt.comm, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, r), r);
-  return r;
+  result.expr += oracle.stats();  // a resumed bfs carries its checkpoint's
+  result.partial = stop.load();
+  result.backend = verifier.backend().kind();
+  result.device = verifier.backend().device();
+  result.wall_s += seconds_since(t0);
+  result.peak_rss_mib = peak_rss_mib();
+  if (ranks) search_detail::merge_ranks(*opt.comm, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, result), result);
+  return result;
 }
 
 }  // namespace ugs

@@ -16,6 +16,6 @@
 
 namespace ugs {
 
-KernelCounts block_counts(const KernelGraph& g, const BlockGraph& bg, int elem_bytes);
+KernelCounts block_counts(const KernelGraph& graph, const BlockGraph& bg, int elem_bytes);
 
 }  // namespace ugs

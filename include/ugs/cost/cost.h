@@ -80,12 +80,12 @@ struct Cost {
 };
 
 // The per-kernel formula above.
-KernelCost price_kernel(const KernelCounts& k, const GpuSpec& gpu);
+KernelCost price_kernel(const KernelCounts& counts, const GpuSpec& gpu);
 // Kernels run in sequence: the sums.
 Cost sum_kernels(std::vector<KernelCost> kernels);
 
 // Any complete μGraph; a program is a kernel graph of predefined ops and is priced one kernel per op.
-Cost estimate(const KernelGraph& g, const GpuSpec& gpu);
+Cost estimate(const KernelGraph& graph, const GpuSpec& gpu);
 
 // The order of search results (docs/design.md §9): estimated time, then the structural hash.
 bool ranks_before(const Cost& a, uint64_t hash_a, const Cost& b, uint64_t hash_b);

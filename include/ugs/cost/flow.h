@@ -42,12 +42,12 @@ struct Flow {
   std::vector<FlowNode> nodes;      // in topological order
 };
 
-// Every op of `g` must be a predefined one (a program).
-Flow flow_of(const KernelGraph& g);
-// Kernel op `op` of a μGraph alone: its operands come from device memory, its result goes there.
-Flow flow_of_op(const KernelGraph& g, int op);
+// Every op of `graph` must be a predefined one (a program).
+Flow flow_of(const KernelGraph& graph);
+// Kernel op `index` of a μGraph alone: its operands come from device memory, its result goes there.
+Flow flow_of_op(const KernelGraph& graph, int index);
 
-// One kernel made of the given nodes of `f` (in order).
-KernelCounts group_counts(const Flow& f, std::span<const int> nodes, int elem_bytes);
+// One kernel made of the given nodes of `flow` (in order).
+KernelCounts group_counts(const Flow& flow, std::span<const int> nodes, int elem_bytes);
 
 }  // namespace ugs

@@ -24,9 +24,9 @@ enum class Plan : uint8_t { Unfused, Xla, Astitch };
 inline constexpr std::array kPlans = {Plan::Unfused, Plan::Xla, Plan::Astitch};
 std::string_view name_of(Plan p);
 
-// The plan's kernels as node indices of `f`, in launch order.
-std::vector<std::vector<int>> plan_kernels(const Flow& f, Plan p, const GpuSpec& gpu);
+// The plan's kernels as node indices of `flow`, in launch order.
+std::vector<std::vector<int>> plan_kernels(const Flow& flow, Plan plan, const GpuSpec& gpu);
 // `program` holds predefined ops only.
-Cost estimate_plan(const KernelGraph& program, Plan p, const GpuSpec& gpu);
+Cost estimate_plan(const KernelGraph& program, Plan plan, const GpuSpec& gpu);
 
 }  // namespace ugs

@@ -105,7 +105,7 @@ class Backend {
 class FloatEvaluator {
  public:
   virtual ~FloatEvaluator() = default;
-  virtual std::vector<std::vector<double>> outputs(const KernelGraph& g) = 0;
+  virtual std::vector<std::vector<double>> outputs(const KernelGraph& graph) = 0;
 };
 
 // The one factory of backends (src/eval/backend.cpp): the rest of the project reaches a device only

@@ -18,25 +18,25 @@ struct EvalStats {
 };
 
 template <class A>
-std::vector<Tensor<typename A::Value>> evaluate(const A& arith, const KernelGraph& g,
+std::vector<Tensor<typename A::Value>> evaluate(const A& arith, const KernelGraph& graph,
                                                 std::span<const Tensor<typename A::Value>> inputs,
                                                 EvalStats* stats = nullptr);
 
-// Every tensor the graph computes, tensor t at index t - g.num_inputs (what a fingerprint hashes).
+// Every tensor the graph computes, tensor t at index t - graph.num_inputs (what a fingerprint hashes).
 template <class A>
-std::vector<Tensor<typename A::Value>> evaluate_ops(const A& arith, const KernelGraph& g,
+std::vector<Tensor<typename A::Value>> evaluate_ops(const A& arith, const KernelGraph& graph,
                                                     std::span<const Tensor<typename A::Value>> inputs,
                                                     EvalStats* stats = nullptr);
 
-// The same into `computed` (resized to g's computed tensors), from op `from` on: the tensors of the
+// The same into `computed` (resized to `graph`'s computed tensors), from op `from` on: the tensors of the
 // ops before it must already be there (another graph with the same first ops left them).
 template <class A>
-void evaluate_ops_from(const A& arith, const KernelGraph& g, std::span<const Tensor<typename A::Value>> inputs,
+void evaluate_ops_from(const A& arith, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
                        std::vector<Tensor<typename A::Value>>& computed, int from, EvalStats* stats = nullptr);
 
-// Seeded inputs for g: element e of input i is drawn from a counter-based stream, so any subset can
+// Seeded inputs for `graph`: element e of input i is drawn from a counter-based stream, so any subset can
 // be generated independently (and identically on a device).
 template <class A>
-std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& g, uint64_t seed);
+std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& graph, uint64_t seed);
 
 }  // namespace ugs

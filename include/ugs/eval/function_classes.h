@@ -31,20 +31,20 @@ UGS_HD constexpr uint64_t function_key(uint64_t* marks, int n) {
   return h.value();
 }
 
-// hashes: g's tensors' fingerprint hashes (Fingerprints::of). (Inline here and below: the CUDA
+// hashes: `graph`'s tensors' fingerprint hashes (Fingerprints::of). (Inline here and below: the CUDA
 // library uses them and depends on headers only.)
 static_assert(kMaxTensors <= 32, "a graph's open tensors are a 32-bit mask");
-inline uint32_t open_mask(const KernelGraph& g) {
+inline uint32_t open_mask(const KernelGraph& graph) {
   uint32_t open = 0;
-  for (int32_t t : g.open_tensors()) open |= uint32_t{1} << t;
+  for (int32_t t : graph.open_tensors()) open |= uint32_t{1} << t;
   return open;
 }
 
-inline uint64_t function_key(const KernelGraph& g, std::span<const uint64_t> hashes) {
-  const uint32_t open = open_mask(g);
+inline uint64_t function_key(const KernelGraph& graph, std::span<const uint64_t> hashes) {
+  const uint32_t open = open_mask(graph);
   uint64_t marks[kMaxTensors];
-  for (int t = 0; t < g.num_tensors(); ++t) marks[t] = mark_tensor(hashes[t], (open >> t) & 1);
-  return function_key(marks, g.num_tensors());
+  for (int t = 0; t < graph.num_tensors(); ++t) marks[t] = mark_tensor(hashes[t], (open >> t) & 1);
+  return function_key(marks, graph.num_tensors());
 }
 
 // One graph of a batch, as its class's members are ranked. Trivial, for CUB's sort.

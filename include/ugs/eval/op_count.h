@@ -10,6 +10,6 @@ namespace ugs {
 
 int64_t scalar_ops(const Op& op, const Shape& a, const Shape& out);
 int64_t scalar_ops(const BlockGraph& bg);
-int64_t scalar_ops(const KernelGraph& g);
+int64_t scalar_ops(const KernelGraph& graph);
 
 }  // namespace ugs

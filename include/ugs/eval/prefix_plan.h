@@ -15,7 +15,7 @@ namespace ugs {
 
 // What kernel op i computes, given the ops before it: its kind and attributes and operand indices,
 // or its block graph's whole structure.
-uint64_t op_identity(const KernelGraph& g, int i);
+uint64_t op_identity(const KernelGraph& graph, int i);
 
 // The number of leading kernel ops a and b have equal (compared exactly, not by identity).
 int shared_prefix(const KernelGraph& a, const KernelGraph& b);

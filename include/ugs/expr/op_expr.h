@@ -24,9 +24,9 @@ ExprId block_op_expr(ExprPool& pool, const Op& op, std::span<const ExprId> opera
 
 // Whole-graph helpers (tests, a search's initial state and targets):
 // one expression per kernel tensor, inputs as var(0), var(1), ...
-std::vector<ExprId> kernel_tensor_exprs(ExprPool& pool, const KernelGraph& g);
-// the expressions of g's outputs, in order: a program's are a search's targets.
-std::vector<ExprId> output_exprs(ExprPool& pool, const KernelGraph& g);
+std::vector<ExprId> kernel_tensor_exprs(ExprPool& pool, const KernelGraph& graph);
+// the expressions of `graph`'s outputs, in order: a program's are a search's targets.
+std::vector<ExprId> output_exprs(ExprPool& pool, const KernelGraph& graph);
 // one expression per tile of a block graph, given the expressions of the kernel tensors it loads.
 std::vector<ExprId> block_tile_exprs(ExprPool& pool, const BlockGraph& bg, std::span<const ExprId> kernel_exprs);
 

@@ -23,10 +23,10 @@ class Size {
   // a·b, or nullopt if it does not fit.
   static std::optional<Size> product(const Size& a, const Size& b);
 
-  bool is_one() const { return n_ == 0; }
-  int num_primes() const { return n_; }
-  uint32_t prime(int i) const { return p_[i]; }
-  uint32_t exponent(int i) const { return e_[i]; }
+  bool is_one() const { return count_ == 0; }
+  int num_primes() const { return count_; }
+  uint32_t prime(int i) const { return primes_[i]; }
+  uint32_t exponent(int i) const { return exponents_[i]; }
   uint32_t exponent_of(uint32_t prime) const;
   bool divides(const Size& b) const;   // this | b
   Size quotient(const Size& d) const;  // this / d; requires d | this
@@ -38,9 +38,9 @@ class Size {
   friend bool operator==(const Size&, const Size&) = default;
 
  private:
-  std::array<uint32_t, kMaxPrimes> p_{};  // ascending primes; unused slots 0
-  std::array<uint8_t, kMaxPrimes> e_{};   // their exponents, >= 1; unused slots 0
-  uint8_t n_ = 0;
+  std::array<uint32_t, kMaxPrimes> primes_{};    // ascending primes; unused slots 0
+  std::array<uint8_t, kMaxPrimes> exponents_{};  // their exponents, >= 1; unused slots 0
+  uint8_t count_ = 0;
 };
 
 }  // namespace ugs::expr

@@ -17,7 +17,7 @@ namespace ugs {
 class DirectoryCheckpoints final : public CheckpointStore {
  public:
   explicit DirectoryCheckpoints(std::string dir) : dir_(std::move(dir)) {}
-  void write(const Checkpoint& c, int rank, int ranks, uint64_t generation) override;
+  void write(const Checkpoint& checkpoint, int rank, int ranks, uint64_t generation) override;
   void commit(int ranks, uint64_t generation) override;
   Checkpoint read(int rank, int ranks, const std::string& run_key, const GraphRules& rules,
                   uint64_t* generation) const override;
@@ -28,7 +28,7 @@ class DirectoryCheckpoints final : public CheckpointStore {
 
 // One checkpoint file. Throws InputError naming the path when it cannot be written, or read back
 // whole and of this version.
-void write_checkpoint_file(const std::string& path, const Checkpoint& c);
+void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint);
 Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules);
 
 }  // namespace ugs

@@ -9,6 +9,6 @@
 namespace ugs {
 
 // `input_names` labels the inputs when given (a program's names), else in0, in1, ...
-std::string to_dot(const KernelGraph& g, const std::vector<std::string>& input_names = {});
+std::string to_dot(const KernelGraph& graph, const std::vector<std::string>& input_names = {});
 
 }  // namespace ugs

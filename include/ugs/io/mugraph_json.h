@@ -18,9 +18,9 @@
 
 namespace ugs {
 
-nlohmann::json to_json(const KernelGraph& g);
+nlohmann::json to_json(const KernelGraph& graph);
 // Throws InputError naming `origin`, the kernel (and block) op and the reason.
-KernelGraph mugraph_from_json(const nlohmann::json& j, const std::string& origin, const GraphRules& rules);
+KernelGraph mugraph_from_json(const nlohmann::json& doc, const std::string& origin, const GraphRules& rules);
 // A file holding one μGraph, or a results file (its first μGraph).
 KernelGraph load_mugraph(const std::string& path, const GraphRules& rules);
 

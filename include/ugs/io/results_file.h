@@ -11,6 +11,6 @@ namespace ugs {
 inline constexpr const char* kVersion = "0.1.0";
 
 nlohmann::json results_json(const Program& program, const SearchConfig& cfg, const RunOptions& opt,
-                            const SearchResult& r);
+                            const SearchResult& result);
 
 }  // namespace ugs

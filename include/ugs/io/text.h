@@ -6,6 +6,6 @@
 
 namespace ugs {
 
-std::string to_text(const KernelGraph& g);
+std::string to_text(const KernelGraph& graph);
 
 }  // namespace ugs

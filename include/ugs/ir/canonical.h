@@ -27,7 +27,7 @@ struct OpRank {
 
 int compare(const OpRank& a, const OpRank& b);  // <0, 0, >0, lexicographic
 OpRank rank_of(const Op& op);
-OpRank rank_of(const KernelGraph& g, int op_index);
+OpRank rank_of(const KernelGraph& graph, int op_index);
 // A block op's rank as one number ordered as compare() orders rank_of(op): its inputs (a missing
 // second one lowest), kind, dim, to (block ops have no block key).
 uint64_t packed_rank(const Op& op);
@@ -49,18 +49,18 @@ class BlockAppendOrder {
   int inputs_, ops_;
   std::array<uint64_t, kMaxBlockOps + 1> highest_since_;  // [k]: the largest packed rank of ops [k, ops_)
 };
-bool may_append_block(const KernelGraph& g, const BlockGraph& bg);
-bool may_append(const KernelGraph& g, const Op& op);
+bool may_append_block(const KernelGraph& graph, const BlockGraph& bg);
+bool may_append(const KernelGraph& graph, const Op& op);
 // The same for a kernel op known by its rank only, e.g. a block graph about to be opened, whose
 // block_key is not known yet: pass the largest key to ask whether it can still rank high enough.
-bool may_append(const KernelGraph& g, const OpRank& r);
+bool may_append(const KernelGraph& graph, const OpRank& r);
 
 bool is_canonical(const BlockGraph& bg);
-bool is_canonical(const KernelGraph& g);
-// Rewrites g into canonical form; false (g untouched) only if g holds two identical ops.
-bool canonicalize(KernelGraph& g, const GraphRules& rules);
+bool is_canonical(const KernelGraph& graph);
+// Rewrites `graph` into canonical form; false (`graph` untouched) only if it holds two identical ops.
+bool canonicalize(KernelGraph& graph, const GraphRules& rules);
 
 uint64_t structural_hash(const BlockGraph& bg);
-uint64_t structural_hash(const KernelGraph& g);
+uint64_t structural_hash(const KernelGraph& graph);
 
 }  // namespace ugs

@@ -71,7 +71,7 @@ struct Engine {
 
 struct alignas(64) Worker {
   int id = 0;
-  Counters c;
+  Counters counters;
   std::vector<KernelGraph> found;            // confirmed μGraphs
   std::atomic<uint64_t> progress{0};         // states, for the progress line
   std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
@@ -84,23 +84,25 @@ struct alignas(64) Worker {
   uint64_t expr_cache_hits = 0;
 
   std::vector<Step>& steps_at(int depth);
-  void phase(PhaseClock::Phase p) { clock.to(c.phase_s, p); }
+  void phase(PhaseClock::Phase p) { clock.to(counters.phase_s, p); }
   // Where a driver gives the thread work and takes it away: busy time, and the clock running in expand.
-  void start_work() { busy_since = clock.to(c.phase_s, &PhaseTimes::expand); }
-  void stop_work() { c.busy_s += std::chrono::duration<double>(clock.to(c.phase_s, nullptr) - busy_since).count(); }
+  void start_work() { busy_since = clock.to(counters.phase_s, &PhaseTimes::expand); }
+  void stop_work() {
+    counters.busy_s += std::chrono::duration<double>(clock.to(counters.phase_s, nullptr) - busy_since).count();
+  }
 };
 
 // Fingerprints the μGraphs one state completes, one at a time; the first that matches and passes
-// confirmation is recorded in w. True if one did (then the state is not extended, as in Mirage).
+// confirmation is recorded in `worker`. True if one did (then the state is not extended, as in Mirage).
 // A confirmation the stop cuts short (`stop`: null where the caller must finish, as bfs under ranks)
 // records nothing and ends the loop. With a context (bfs), the backend may reuse the work of the
 // thread's previous candidates.
-bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w,
+bool verify_completions(const Engine& engine, std::span<const KernelGraph> completions, Worker& worker,
                         const std::atomic<bool>* stop, FingerprintContext* ctx = nullptr);
-// Counts s, verifies the μGraphs it completes, and leaves in `children` the steps from s that pass
-// every check, the abstract-expression one included.
-void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children);
-// s and everything below it, depth-first, in generator order.
-void dfs(const Engine& e, const State& s, Worker& w, int depth);
+// Counts `state`, verifies the μGraphs it completes, and leaves in `children` the steps from it that
+// pass every check, the abstract-expression one included.
+void visit(const Engine& engine, const State& state, Worker& worker, std::vector<Step>& children);
+// `state` and everything below it, depth-first, in generator order.
+void dfs(const Engine& engine, const State& state, Worker& worker, int depth);
 
 }  // namespace ugs

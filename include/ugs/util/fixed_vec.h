@@ -13,64 +13,64 @@ class FixedVec {
  public:
   static constexpr int kCapacity = N;
 
-  constexpr int size() const { return n_; }
-  constexpr bool empty() const { return n_ == 0; }
-  constexpr bool full() const { return n_ == N; }
-  constexpr void clear() { n_ = 0; }
+  constexpr int size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr bool full() const { return size_ == N; }
+  constexpr void clear() { size_ = 0; }
 
   constexpr void push_back(const T& v) {
-    assert(n_ < N);
-    items_[n_++] = v;
+    assert(size_ < N);
+    items_[size_++] = v;
   }
   // The slot past the end, to build an item in place and then append it with push_spare(). An item
   // copied in whole right after it was built field by field (byte and word stores) waits for those
   // stores to retire, store forwarding failing; on the search's hot paths that wait cost more than
   // the rest of the push.
   constexpr T& spare() {
-    assert(n_ < N);
-    return items_[n_];
+    assert(size_ < N);
+    return items_[size_];
   }
   constexpr void push_spare() {
-    assert(n_ < N);
-    ++n_;
+    assert(size_ < N);
+    ++size_;
   }
   constexpr void pop_back() {
-    assert(n_ > 0);
-    --n_;
+    assert(size_ > 0);
+    --size_;
   }
   constexpr void resize(int n) {
     assert(n >= 0 && n <= N);
-    for (int i = n_; i < n; ++i) items_[i] = T{};
-    n_ = n;
+    for (int i = size_; i < n; ++i) items_[i] = T{};
+    size_ = n;
   }
 
   constexpr T& operator[](int i) {
-    assert(i >= 0 && i < n_);
+    assert(i >= 0 && i < size_);
     return items_[i];
   }
   constexpr const T& operator[](int i) const {
-    assert(i >= 0 && i < n_);
+    assert(i >= 0 && i < size_);
     return items_[i];
   }
-  constexpr T& back() { return (*this)[n_ - 1]; }
-  constexpr const T& back() const { return (*this)[n_ - 1]; }
+  constexpr T& back() { return (*this)[size_ - 1]; }
+  constexpr const T& back() const { return (*this)[size_ - 1]; }
 
   constexpr T* begin() { return items_.data(); }
-  constexpr T* end() { return items_.data() + n_; }
+  constexpr T* end() { return items_.data() + size_; }
   constexpr const T* begin() const { return items_.data(); }
-  constexpr const T* end() const { return items_.data() + n_; }
-  constexpr std::span<const T> span() const { return {items_.data(), static_cast<size_t>(n_)}; }
+  constexpr const T* end() const { return items_.data() + size_; }
+  constexpr std::span<const T> span() const { return {items_.data(), static_cast<size_t>(size_)}; }
 
   friend constexpr bool operator==(const FixedVec& a, const FixedVec& b) {
-    if (a.n_ != b.n_) return false;
-    for (int i = 0; i < a.n_; ++i)
+    if (a.size_ != b.size_) return false;
+    for (int i = 0; i < a.size_; ++i)
       if (!(a.items_[i] == b.items_[i])) return false;
     return true;
   }
 
  private:
   std::array<T, N> items_{};
-  int n_ = 0;
+  int size_ = 0;
 };
 
 }  // namespace ugs

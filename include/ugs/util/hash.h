@@ -22,15 +22,15 @@ UGS_HD constexpr uint64_t splitmix64(uint64_t x) {
 
 class Hasher {
  public:
-  UGS_HD constexpr explicit Hasher(uint64_t seed = 0x75677365617263ull) : h_(seed) {}
+  UGS_HD constexpr explicit Hasher(uint64_t seed = 0x75677365617263ull) : state_(seed) {}
   UGS_HD constexpr Hasher& add(uint64_t v) {
-    h_ = splitmix64(h_ ^ v);
+    state_ = splitmix64(state_ ^ v);
     return *this;
   }
-  UGS_HD constexpr uint64_t value() const { return h_; }
+  UGS_HD constexpr uint64_t value() const { return state_; }
 
  private:
-  uint64_t h_;
+  uint64_t state_;
 };
 
 // A byte string's hash (keys of encoded search states): eight bytes per step, each folded through a

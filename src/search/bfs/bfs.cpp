@@ -139,9 +139,9 @@ void Bfs::resume() {
     store_.level(static_cast<int>(d)).add(std::move(slab));
   }
   schedule_.resume_at(checkpoint.current);
-  collector_.c = checkpoint.counters;
+  collector_.counters = checkpoint.counters;
   for (size_t t = 0; t < checkpoint.workers.size(); ++t)
-    (t < workers_.size() ? workers_[t].c : collector_.c) += checkpoint.workers[t];
+    (t < workers_.size() ? workers_[t].counters : collector_.counters) += checkpoint.workers[t];
   collector_.found = std::move(checkpoint.found);
   dedup_.restore(checkpoint.seen);
   result_.levels = std::move(checkpoint.levels);
@@ -220,29 +220,29 @@ void Bfs::keep_children(int depth) {
   expander_.keep_children(store_);
   const uint64_t survivors = routed + store_.kept();
   schedule_.count(0, routed_bytes + store_.kept_bytes());
-  collector_.c.phase_s.expand += seconds_since(start);
+  collector_.counters.phase_s.expand += seconds_since(start);
   exchange_.route_in(batch, store_);
   store_.join_full();
   result_.levels[depth].survivors += survivors;
 }
 
 uint64_t Bfs::verified_count() const {
-  uint64_t n = collector_.c.verified;
-  for (const Worker& w : workers_) n += w.c.verified;
+  uint64_t n = collector_.counters.verified;
+  for (const Worker& w : workers_) n += w.counters.verified;
   return n;
 }
 
 uint64_t Bfs::states_count() const {
   uint64_t n = 0;
-  for (const Worker& w : workers_) n += w.c.states;
+  for (const Worker& w : workers_) n += w.counters.states;
   return n;
 }
 
 Bfs::Committed Bfs::committed() const {
   Committed c;
-  c.collector = collector_.c;
+  c.collector = collector_.counters;
   for (const Worker& w : workers_) {
-    c.workers.push_back(w.c);
+    c.workers.push_back(w.counters);
     c.found.push_back(w.found.size());
   }
   c.levels = result_.levels;

@@ -59,14 +59,14 @@ void Completions::verify(const Batch& batch, Team& team) {
 // overlapped the expansion.
 void Completions::fingerprint(const Batch& batch) {
   const auto start = Clock::now();
-  collector_.c.phase_s.fingerprint += feed_->wait(batch.draining ? FingerprintFeed::kAll : before_mark_).call_s;
+  collector_.counters.phase_s.fingerprint += feed_->wait(batch.draining ? FingerprintFeed::kAll : before_mark_).call_s;
   wait_s_ += seconds_since(start);
   graphs_.clear();
   owner_.clear();
   fp_.match.clear();
   if (batch.size() > batch.own) gather(fed_[now_ ^ 1], before_chunks_, static_cast<uint32_t>(batch.own));
   if (batch.draining) gather(fed_[now_], batch.own_chunks, 0);
-  collector_.c.fingerprint_evals += graphs_.size();
+  collector_.counters.fingerprint_evals += graphs_.size();
 }
 
 // Owners in `fed` are batch states less first_owner.
@@ -94,7 +94,7 @@ void Completions::confirm_field_tests_in_bulk() {
         matched_.push_back(graphs_[k]);
       }
   engine_.verifier.confirm_field_tests(matched_, confirm_passes_);
-  collector_.c.phase_s.verify += seconds_since(start);
+  collector_.counters.phase_s.verify += seconds_since(start);
 }
 
 // Confirms run j's matching completions in order; the first that passes is recorded.
@@ -105,22 +105,22 @@ void Completions::confirm_run(size_t j) {
   const size_t tests = static_cast<size_t>(engine_.verifier.confirm_tests());
   for (size_t k = runs_[j].first; k < runs_[j].second && !raised(stop_); ++k) {
     if (!fp_.match[k]) continue;
-    ++worker.c.fingerprint_passes;
+    ++worker.counters.fingerprint_passes;
     const VerifyResult outcome =
         bulk ? engine_.verifier.confirm_with(*graphs_[k],
                                              std::span(confirm_passes_).subspan(matched_at_[k] * tests, tests))
              : engine_.verifier.confirm(*graphs_[k], stop_);
     if (outcome.stopped) break;
     if (!outcome.equivalent) {
-      ++worker.c.confirm_failures;
+      ++worker.counters.confirm_failures;
       continue;
     }
-    ++worker.c.verified;
+    ++worker.counters.verified;
     worker.found.push_back(*graphs_[k]);
     verified_[owner_[k]] = 1;
     break;
   }
-  worker.c.phase_s.verify += seconds_since(start);
+  worker.counters.phase_s.verify += seconds_since(start);
 }
 
 void Completions::carry(const Batch& batch, std::vector<NodeId>& carried) {

@@ -33,17 +33,17 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
   Frame& f = path_[depth];
   f.id = id;
   if (n.parent == kBase) {
-    decode(slab.bases.state_bytes(n.step), s_);
+    decode(slab.bases.state_bytes(n.step), state_);
     f.key = slab.base_keys[n.step];
     base_ = depth;
   } else {
     if (is_op(n)) {  // most steps: applied without building a Step
-      Generator::apply_op(s_, op_of(n), n.query);
+      Generator::apply_op(state_, op_of(n), n.query);
       f.undo = Undo::Op;
     } else {
       const Step st = unpack_step(n, slab.openings);
-      if (st.kind == Step::Kind::CloseBlock) closed_.push_back({s_.b, s_.bexpr});
-      gen.apply_in_place(s_, st);
+      if (st.kind == Step::Kind::CloseBlock) closed_.push_back({state_.block, state_.bexpr});
+      gen.apply_in_place(state_, st);
       f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close : Undo::Open;
     }
     f.key = child_key(path_[depth - 1].key, step_hash(n, slab.openings));
@@ -55,19 +55,19 @@ void Cursor::take_back() {
   const Frame& f = path_[depth_--];
   switch (f.undo) {
     case Undo::Op:
-      Generator::undo_op(s_);
+      Generator::undo_op(state_);
       break;
     case Undo::Open:
-      s_.open = false;  // a kernel-level state holds no block graph
-      s_.b.clear();
-      s_.bexpr.clear();
+      state_.open = false;  // a kernel-level state holds no block graph
+      state_.block.clear();
+      state_.bexpr.clear();
       break;
     case Undo::Close:
-      s_.g.pop_op();
-      s_.kexpr.resize(s_.g.num_tensors());
-      s_.open = true;
-      s_.b = closed_.back().block;
-      s_.bexpr = closed_.back().bexpr;
+      state_.kernel.pop_op();
+      state_.kexpr.resize(state_.kernel.num_tensors());
+      state_.open = true;
+      state_.block = closed_.back().block;
+      state_.bexpr = closed_.back().bexpr;
       closed_.pop_back();
       break;
   }

@@ -16,7 +16,7 @@ class Cursor {
   // Moves to node `id` of levels[depth]. `tree` names the tree's current content: when it differs from
   // the last move's (nodes were dropped), the cursor starts over from the node's base.
   void move_to(const std::vector<Level>& levels, int depth, NodeId id, const Generator& gen, uint64_t tree);
-  const State& state() const { return s_; }
+  const State& state() const { return state_; }
   uint64_t key() const { return path_[depth_].key; }
 
  private:
@@ -35,7 +35,7 @@ class Cursor {
   void apply(const Level& level, int depth, NodeId id, const Generator& gen);
   void take_back();  // the deepest frame
 
-  State s_;
+  State state_;
   int depth_ = -1, base_ = 0;  // path_[base_..depth_] are applied; path_[base_] is a base state
   std::vector<Frame> path_;
   std::vector<Closed> closed_;

@@ -48,8 +48,8 @@ void Deduplicator::structural(Batch& batch) {
   team_.each_thread(&IdleTimes::dedup,
                     [&](int t) { deal_keys(batch, t, chunks * t / threads, chunks * (t + 1) / threads); });
   team_.each_thread(&IdleTimes::dedup, [&](int t) { dropped[t] = drop_duplicates(batch, t); });
-  for (uint64_t d : dropped) collector_.c.pruned.dedup += d;
-  collector_.c.phase_s.dedup += seconds_since(start);
+  for (uint64_t d : dropped) collector_.counters.pruned.dedup += d;
+  collector_.counters.phase_s.dedup += seconds_since(start);
 }
 
 // The thread's chunks [begin, end): each key into the share it falls in (0 stored as 1, since 0 marks
@@ -117,13 +117,13 @@ void Deduplicator::function(Batch& batch) {
     cost[k] = estimate(*graphs[k], gpu).estimated_us;
     tie[k] = batch.chunks[where[k].first].keys[where[k].second];
   });
-  collector_.c.phase_s.dedup += seconds_since(start);
+  collector_.counters.phase_s.dedup += seconds_since(start);
 
   start = Clock::now();
   FunctionClasses classes;
   engine_.verifier.backend().classify_functions(graphs, cost, tie, classes, stop_);
-  collector_.c.fingerprint_evals += graphs.size();
-  collector_.c.phase_s.fingerprint += seconds_since(start);
+  collector_.counters.fingerprint_evals += graphs.size();
+  collector_.counters.phase_s.fingerprint += seconds_since(start);
   if (raised(stop_)) return;  // the classes may be incomplete: none of them may join the known functions
 
   start = Clock::now();
@@ -139,9 +139,9 @@ void Deduplicator::function(Batch& batch) {
   for (size_t k = 0; k < graphs.size(); ++k)
     if (!explored[k]) {
       batch.chunks[where[k].first].keep[where[k].second] = 0;
-      ++collector_.c.pruned.dedup;
+      ++collector_.counters.pruned.dedup;
     }
-  collector_.c.phase_s.dedup += seconds_since(start);
+  collector_.counters.phase_s.dedup += seconds_since(start);
 }
 
 }  // namespace ugs::search_detail

@@ -71,7 +71,7 @@ void Expander::expand_chunks(LevelStore& store) {
         chunk.deferred.push_back(static_cast<uint32_t>(i));
         continue;
       }
-      ++worker.c.states;
+      ++worker.counters.states;
       if (completes) {
         const bool verified = verify_completions(engine_, std::span(fed.completions).subspan(before), worker, stop_,
                                                  scratch_[thread].fingerprints.get());  // here, on this thread
@@ -82,7 +82,7 @@ void Expander::expand_chunks(LevelStore& store) {
     }
     completions_.hand_in(c);
   });
-  collector_.c.phase_s.expand += seconds_since(start);
+  collector_.counters.phase_s.expand += seconds_since(start);
 }
 
 // The steps from state i (under the thread's cursor); those the cache settles become children at once.
@@ -90,8 +90,8 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
   Scratch& s = scratch_[thread];
   Worker& worker = workers_[thread];
   s.steps.clear();
-  engine_.gen.candidates(s.cursor.state(), s.steps, worker.c.pruned);
-  worker.c.candidates += s.steps.size();
+  engine_.gen.candidates(s.cursor.state(), s.steps, worker.counters.pruned);
+  worker.counters.candidates += s.steps.size();
   s.candidates += s.steps.size();
   for (const Step& step : s.steps) {
     if (step.query == kNoQuery) {
@@ -106,7 +106,7 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
       if (*known)
         make_child(i, step, chunk, thread);
       else
-        ++worker.c.pruned.expr;
+        ++worker.counters.pruned.expr;
     }
   }
 }
@@ -118,7 +118,7 @@ void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread
   if (dedup_ == Dedup::Function && kernel_level) {
     State& child = scratch_[thread].child = scratch_[thread].cursor.state();
     engine_.gen.apply_in_place(child, step);
-    chunk.kernel_level.push_back(child.g);
+    chunk.kernel_level.push_back(child.kernel);
     chunk.kernel_level_child.push_back(static_cast<uint32_t>(chunk.children.size()));
   }
   // The chunk's states mostly share their kernel-level tensors, so their openings repeat: stored once.
@@ -140,13 +140,13 @@ void Expander::expand_deferred(const LevelStore& store) {
     Worker& worker = workers_[thread];
     for (uint32_t i : chunk.deferred) {
       if (raised(stop_)) break;
-      ++worker.c.states;
+      ++worker.counters.states;
       if (completions_.verified(i)) continue;
       visit(store, i, thread);
       generate(i, chunk, thread);
     }
   });
-  collector_.c.phase_s.expand += seconds_since(start);
+  collector_.counters.phase_s.expand += seconds_since(start);
 }
 
 void Expander::settle_misses(const LevelStore& store, RankExchange& exchange) {
@@ -156,7 +156,7 @@ void Expander::settle_misses(const LevelStore& store, RankExchange& exchange) {
     for (const Pending& p : batch_.chunks[c].misses) queries_.push_back(p.step.query);
   exchange.share_z3(queries_);
   engine_.oracle.is_subexpr_batch(queries_, answers_);
-  collector_.c.phase_s.expr += seconds_since(start);
+  collector_.counters.phase_s.expr += seconds_since(start);
   if (queries_.empty()) return;
 
   start = Clock::now();
@@ -167,14 +167,14 @@ void Expander::settle_misses(const LevelStore& store, RankExchange& exchange) {
     for (size_t k = 0; k < chunk.misses.size(); ++k) {
       const Pending& p = chunk.misses[k];
       if (!answers_[first[c] + k]) {
-        ++workers_[thread].c.pruned.expr;
+        ++workers_[thread].counters.pruned.expr;
         continue;
       }
       if (dedup_ == Dedup::Function) visit(store, p.parent, thread);
       make_child(p.parent, p.step, chunk, thread);
     }
   });
-  collector_.c.phase_s.expand += seconds_since(start);
+  collector_.counters.phase_s.expand += seconds_since(start);
 }
 
 void Expander::keep_children(LevelStore& store) {

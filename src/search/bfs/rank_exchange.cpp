@@ -37,7 +37,7 @@ bool RankExchange::sync(const LevelStore& store, FrontierView& view) {
   view.bytes = summed[1];
   std::copy_n(summed.begin() + 2, view.sizes.size(), view.sizes.begin());
   sent_before_ = ranks_->bytes_sent();
-  collector_.c.phase_s.exchange += seconds_since(start);
+  collector_.counters.phase_s.exchange += seconds_since(start);
   return !view.stop;
 }
 
@@ -70,7 +70,7 @@ void RankExchange::share_z3(const std::vector<expr::ExprId>& queries) {
         first_here += r == ranks_->rank();
       }
   }
-  collector_.c.phase_s.exchange += seconds_since(start);
+  collector_.counters.phase_s.exchange += seconds_since(start);
   if (distinct.empty()) return;
   std::vector<expr::ExprId> mine;
   for (size_t k = ranks_->rank(); k < distinct.size(); k += ranks_->size()) mine.push_back(distinct[k]);
@@ -83,7 +83,7 @@ void RankExchange::share_z3(const std::vector<expr::ExprId>& queries) {
 
   const auto shared = Clock::now();
   const std::vector<std::string> all = ranks_->all_gather(std::string(answers.begin(), answers.end()));
-  collector_.c.phase_s.exchange += seconds_since(shared);
+  collector_.counters.phase_s.exchange += seconds_since(shared);
   for (int r = 0; r < ranks_->size(); ++r)
     for (size_t j = 0; j < all[r].size(); ++j)
       engine_.oracle.learn(distinct[r + j * ranks_->size()], all[r][j] != 0);
@@ -124,7 +124,7 @@ void RankExchange::route_in(const Batch& batch, LevelStore& store) {
   std::vector<std::string> to(ranks_->size());
   for (int r = 0; r < ranks_->size(); ++r) to[r] = outbox_[r].take();
   const std::vector<std::string> from = ranks_->all_to_all(to);
-  collector_.c.phase_s.exchange += seconds_since(start);
+  collector_.counters.phase_s.exchange += seconds_since(start);
 
   start = Clock::now();
   std::vector<std::string_view> items;
@@ -141,9 +141,9 @@ void RankExchange::route_in(const Batch& batch, LevelStore& store) {
   std::vector<uint8_t> fresh(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     fresh[i] = present.insert(keys[i]).second;
-    collector_.c.pruned.dedup += !fresh[i];
+    collector_.counters.pruned.dedup += !fresh[i];
   }
-  collector_.c.phase_s.dedup += seconds_since(start);
+  collector_.counters.phase_s.dedup += seconds_since(start);
 
   store.reset_kept();
   team_.each(&IdleTimes::route, items.size(), [&](size_t i, int thread) {

@@ -175,14 +175,14 @@ static_assert(kMaxEncoded < 65536, "a structure's length must fit in two bytes")
 void encode(const State& s, Bytes& out) {
   uint8_t buf[kMaxEncoded];
   Writer w(buf + kLengthBytes);
-  pack(w, s.g.tensors);
-  w.u8(s.g.num_inputs);
-  pack(w, s.g.ops);
-  w.u8(s.g.blocks.size());
-  for (const BlockGraph& b : s.g.blocks) pack(w, b);
-  pack(w, s.g.outputs);
+  pack(w, s.kernel.tensors);
+  w.u8(s.kernel.num_inputs);
+  pack(w, s.kernel.ops);
+  w.u8(s.kernel.blocks.size());
+  for (const BlockGraph& b : s.kernel.blocks) pack(w, b);
+  pack(w, s.kernel.outputs);
   w.u8(s.open);
-  if (s.open) pack(w, s.b);
+  if (s.open) pack(w, s.block);
   const auto structure = static_cast<uint16_t>(w.end() - buf - kLengthBytes);
   std::memcpy(buf, &structure, kLengthBytes);
   pack(w, s.kexpr);
@@ -192,16 +192,16 @@ void encode(const State& s, Bytes& out) {
 
 const uint8_t* decode(const uint8_t* p, State& s) {
   Reader r(p + kLengthBytes);
-  unpack(r, s.g.tensors);
-  s.g.num_inputs = r.u8();
-  unpack(r, s.g.ops);
-  s.g.blocks.resize(r.u8());
-  for (BlockGraph& b : s.g.blocks) unpack(r, b);
-  unpack(r, s.g.outputs);
+  unpack(r, s.kernel.tensors);
+  s.kernel.num_inputs = r.u8();
+  unpack(r, s.kernel.ops);
+  s.kernel.blocks.resize(r.u8());
+  for (BlockGraph& b : s.kernel.blocks) unpack(r, b);
+  unpack(r, s.kernel.outputs);
   s.open = r.u8();
-  s.b.clear();
+  s.block.clear();
   s.bexpr.clear();
-  if (s.open) unpack(r, s.b);
+  if (s.open) unpack(r, s.block);
   unpack(r, s.kexpr);
   if (s.open) unpack(r, s.bexpr);
   return r.end();

@@ -12,7 +12,7 @@ void Team::begin() {
 void Team::busy_since(Region where, int thread, Clock::time_point start) {
   if (!where) return;
   const double seconds = seconds_since(start);
-  workers_[thread].c.busy_s += seconds;
+  workers_[thread].counters.busy_s += seconds;
   busy_[thread] = seconds;
 }
 

@@ -25,39 +25,39 @@ std::vector<Step>& Worker::steps_at(int depth) {
 }
 
 // Phases switch to fingerprint and verify and back to the one running when called.
-bool verify_completions(const Engine& e, std::span<const KernelGraph> completions, Worker& w,
+bool verify_completions(const Engine& engine, std::span<const KernelGraph> completions, Worker& worker,
                         const std::atomic<bool>* stop, FingerprintContext* ctx) {
-  const PhaseClock::Phase caller = w.clock.running();
+  const PhaseClock::Phase caller = worker.clock.running();
   bool found = false;
-  for (const KernelGraph& g : completions) {
-    w.phase(&PhaseTimes::fingerprint);
-    ++w.c.fingerprint_evals;
-    if (!e.verifier.fingerprint_matches(g, ctx)) continue;
-    ++w.c.fingerprint_passes;
-    w.phase(&PhaseTimes::verify);
-    const VerifyResult r = e.verifier.confirm(g, stop);
-    if (r.stopped) break;
-    if (!r.equivalent) {
-      ++w.c.confirm_failures;  // the fingerprint passed a wrong μGraph
+  for (const KernelGraph& candidate : completions) {
+    worker.phase(&PhaseTimes::fingerprint);
+    ++worker.counters.fingerprint_evals;
+    if (!engine.verifier.fingerprint_matches(candidate, ctx)) continue;
+    ++worker.counters.fingerprint_passes;
+    worker.phase(&PhaseTimes::verify);
+    const VerifyResult confirmation = engine.verifier.confirm(candidate, stop);
+    if (confirmation.stopped) break;
+    if (!confirmation.equivalent) {
+      ++worker.counters.confirm_failures;  // the fingerprint passed a wrong μGraph
       continue;
     }
-    ++w.c.verified;
-    w.found.push_back(g);
+    ++worker.counters.verified;
+    worker.found.push_back(candidate);
     found = true;
     break;
   }
-  if (!completions.empty()) w.phase(caller);
+  if (!completions.empty()) worker.phase(caller);
   return found;
 }
 
 namespace {
 
 // A query the oracle's cache does not know, timed as expr.
-bool decide(const Engine& e, Worker& w, expr::ExprId query) {
-  const PhaseClock::Phase caller = w.clock.running();
-  w.phase(&PhaseTimes::expr);
-  const bool keep = e.oracle.is_subexpr(query);
-  w.phase(caller);
+bool decide(const Engine& engine, Worker& worker, expr::ExprId query) {
+  const PhaseClock::Phase caller = worker.clock.running();
+  worker.phase(&PhaseTimes::expr);
+  const bool keep = engine.oracle.is_subexpr(query);
+  worker.phase(caller);
   return keep;
 }
 
@@ -66,28 +66,30 @@ bool decide(const Engine& e, Worker& w, expr::ExprId query) {
 // The generator's work and the oracle's cache counts as expand, the oracle's decisions as expr (as in
 // bfs); the clock is left as found. Switching the clock for every state read it twice a state: 1.5 s
 // of gqa_small's 23 s on one thread, where the cache answers all but 1,137 of 153 million queries.
-void visit(const Engine& e, const State& s, Worker& w, std::vector<Step>& children) {
-  ++w.c.states;
-  w.progress.fetch_add(1, std::memory_order_relaxed);
+void visit(const Engine& engine, const State& state, Worker& worker, std::vector<Step>& children) {
+  ++worker.counters.states;
+  worker.progress.fetch_add(1, std::memory_order_relaxed);
   children.clear();
-  w.completions.clear();
-  e.gen.completions(s, w.completions);
+  worker.completions.clear();
+  engine.gen.completions(state, worker.completions);
   // As Mirage, a verified μGraph is not extended; a stopped run generates nothing more.
-  if (verify_completions(e, w.completions, w, &e.stop) || e.stop.load(std::memory_order_relaxed)) return;
-  e.gen.candidates(s, children, w.c.pruned);
-  w.c.candidates += children.size();
+  if (verify_completions(engine, worker.completions, worker, &engine.stop) ||
+      engine.stop.load(std::memory_order_relaxed))
+    return;
+  engine.gen.candidates(state, children, worker.counters.pruned);
+  worker.counters.candidates += children.size();
   size_t kept = 0;
   for (const Step& st : children) {
     bool keep = true;
     if (st.query != kNoQuery) {
-      const std::optional<bool> hit = e.oracle.cached(st.query);
-      w.expr_cache_hits += hit.has_value();
-      keep = hit ? *hit : decide(e, w, st.query);
+      const std::optional<bool> hit = engine.oracle.cached(st.query);
+      worker.expr_cache_hits += hit.has_value();
+      keep = hit ? *hit : decide(engine, worker, st.query);
     }
     if (keep)
       children[kept++] = st;
     else
-      ++w.c.pruned.expr;
+      ++worker.counters.pruned.expr;
   }
   children.resize(kept);
 }
@@ -97,18 +99,18 @@ namespace {
 // One state moves in place: an op step is applied, searched below and taken back, where a copy of the
 // state per child cost 7% of gqa_small's dfs; an opening or a closing (which rebuild the block
 // graph) is searched on a copy.
-void dfs_in_place(const Engine& e, State& s, Worker& w, int depth) {
-  if (e.stop.load(std::memory_order_relaxed)) return;
-  std::vector<Step>& children = w.steps_at(depth);
-  visit(e, s, w, children);
+void dfs_in_place(const Engine& engine, State& state, Worker& worker, int depth) {
+  if (engine.stop.load(std::memory_order_relaxed)) return;
+  std::vector<Step>& children = worker.steps_at(depth);
+  visit(engine, state, worker, children);
   for (const Step& st : children) {
     if (st.kind == Step::Kind::KernelOp || st.kind == Step::Kind::BlockOp) {
-      Generator::apply_op(s, st.op, st.query);
-      dfs_in_place(e, s, w, depth + 1);
-      Generator::undo_op(s);
+      Generator::apply_op(state, st.op, st.query);
+      dfs_in_place(engine, state, worker, depth + 1);
+      Generator::undo_op(state);
     } else {
-      State child = e.gen.apply(s, st);
-      dfs_in_place(e, child, w, depth + 1);
+      State child = engine.gen.apply(state, st);
+      dfs_in_place(engine, child, worker, depth + 1);
     }
   }
 }
@@ -116,16 +118,16 @@ void dfs_in_place(const Engine& e, State& s, Worker& w, int depth) {
 }  // namespace
 
 // Applying steps counts as expand: the clock runs in expand between visits.
-void dfs(const Engine& e, const State& s, Worker& w, int depth) {
-  State here = s;
-  dfs_in_place(e, here, w, depth);
+void dfs(const Engine& engine, const State& state, Worker& worker, int depth) {
+  State here = state;
+  dfs_in_place(engine, here, worker, depth);
 }
 
 namespace search_detail {
 
-void run_dfs(const Engine& e, const State& root, std::deque<Worker>& workers) {
+void run_dfs(const Engine& engine, const State& root, std::deque<Worker>& workers) {
   workers[0].start_work();
-  dfs(e, root, workers[0], 0);
+  dfs(engine, root, workers[0], 0);
   workers[0].stop_work();
 }
 

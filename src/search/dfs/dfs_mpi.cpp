@@ -28,21 +28,21 @@ enum class Ask : uint8_t { Sync, Work, Done };
 
 // The rank's threads: each searches middle states depth-first from the queue until it closes. A
 // failure raises the stop, so the rank's main thread closes the queue and every thread drains it.
-std::vector<std::thread> start_threads(const Engine& e, WorkQueue& q, std::deque<Worker>& workers,
+std::vector<std::thread> start_threads(const Engine& engine, WorkQueue& queue, std::deque<Worker>& workers,
                                        std::atomic<uint64_t>& searched, FirstException& failure) {
   std::vector<std::thread> threads;
-  for (Worker& w : workers)
-    threads.emplace_back([&e, &q, &w, &searched, &failure] {
+  for (Worker& worker : workers)
+    threads.emplace_back([&engine, &queue, &worker, &searched, &failure] {
       omp_set_num_threads(1);  // a new thread starts from the default ICVs; the evaluator stays serial
-      State s;
-      while (q.pop(s)) {
+      State state;
+      while (queue.pop(state)) {
         failure.capture([&] {
-          w.start_work();
-          dfs(e, s, w, 1);
-          w.stop_work();
+          worker.start_work();
+          dfs(engine, state, worker, 1);
+          worker.stop_work();
           searched.fetch_add(1, std::memory_order_relaxed);
         });
-        if (failure.failed()) e.stop.store(true);
+        if (failure.failed()) engine.stop.store(true);
       }
     });
   return threads;
@@ -52,11 +52,12 @@ std::vector<std::thread> start_threads(const Engine& e, WorkQueue& q, std::deque
 // on the main thread (collecting, a message) stops them first and then propagates.
 class JoinedOnExit {
  public:
-  JoinedOnExit(const Engine& e, WorkQueue& q, std::vector<std::thread>& threads) : e_(e), q_(q), threads_(threads) {}
+  JoinedOnExit(const Engine& engine, WorkQueue& queue, std::vector<std::thread>& threads)
+      : engine_(engine), queue_(queue), threads_(threads) {}
   ~JoinedOnExit() {
     if (std::uncaught_exceptions() > unwinding_) {
-      e_.stop.store(true);
-      q_.close();
+      engine_.stop.store(true);
+      queue_.close();
     }
     for (std::thread& t : threads_)
       if (t.joinable()) t.join();
@@ -65,16 +66,16 @@ class JoinedOnExit {
   JoinedOnExit& operator=(const JoinedOnExit&) = delete;
 
  private:
-  const Engine& e_;
-  WorkQueue& q_;
+  const Engine& engine_;
+  WorkQueue& queue_;
   std::vector<std::thread>& threads_;
   const int unwinding_ = std::uncaught_exceptions();  // those already in flight when it was made
 };
 
 class Master {
  public:
-  Master(const Engine& e, Comm& comm, WorkQueue& q, int threads)
-      : e_(e), comm_(comm), q_(q), threads_(threads), cursor_(comm.size(), 0) {}
+  Master(const Engine& engine, Comm& comm, WorkQueue& queue, int threads)
+      : engine_(engine), comm_(comm), queue_(queue), threads_(threads), cursor_(comm.size(), 0) {}
 
   // While collecting, each middle state joins the list, and every millisecond rank 0 serves.
   void add(State&& s) {
@@ -86,27 +87,27 @@ class Master {
     return middle_.size();
   }
   void run() {
-    while (!q_.finished() || done_ < comm_.size() - 1) {
+    while (!queue_.finished() || done_ < comm_.size() - 1) {
       step();
-      q_.wait(1ms);
+      queue_.wait(1ms);
     }
   }
 
  private:
-  bool no_more() const { return e_.stop.load() || (!collecting_ && next_ == middle_.size()); }
+  bool no_more() const { return engine_.stop.load() || (!collecting_ && next_ == middle_.size()); }
   // Requests answered, this rank's z3 decisions onto the board, its threads' queue refilled.
   void step() {
     last_step_ = Clock::now();
     while (auto m = comm_.try_receive(kTagRequest)) serve(m->first, m->second);
     std::vector<Decision> mine;
-    e_.oracle.take_z3_log(mine);
+    engine_.oracle.take_z3_log(mine);
     for (const Decision& d : mine) board_.push_back({0, d});
-    if (q_.size() < static_cast<size_t>(threads_)) q_.push(take());
-    if (no_more()) q_.close();
+    if (queue_.size() < static_cast<size_t>(threads_)) queue_.push(take());
+    if (no_more()) queue_.close();
   }
   // A guided chunk: half of what is left spread over every thread of every rank, at least one.
   std::vector<State> take() {
-    const size_t left = e_.stop.load() ? 0 : middle_.size() - next_;
+    const size_t left = engine_.stop.load() ? 0 : middle_.size() - next_;
     const size_t n = std::min(left, std::max<size_t>(1, left / (2 * threads_ * comm_.size())));
     std::vector<State> chunk(std::make_move_iterator(middle_.begin() + next_),
                              std::make_move_iterator(middle_.begin() + next_ + n));
@@ -114,33 +115,33 @@ class Master {
     return chunk;
   }
   void serve(int from, const std::string& msg) {
-    WireReader r(msg);
-    const auto ask = r.get<Ask>();
-    for (const Decision& d : learn_decisions(e_.oracle, e_.gen.pool(), r)) board_.push_back({from, d});
+    WireReader in(msg);
+    const auto ask = in.get<Ask>();
+    for (const Decision& d : learn_decisions(engine_.oracle, engine_.gen.pool(), in)) board_.push_back({from, d});
     if (ask == Ask::Done) {
       ++done_;
       return;
     }
-    WireWriter w;
+    WireWriter out;
     const std::vector<State> chunk = ask == Ask::Work ? take() : std::vector<State>{};
-    w.put<uint8_t>(no_more());
-    w.put(static_cast<uint64_t>(chunk.size()));
+    out.put<uint8_t>(no_more());
+    out.put(static_cast<uint64_t>(chunk.size()));
     Bytes enc;
     for (const State& st : chunk) {
       enc.clear();
       encode(st, enc);
-      put_state(enc.data(), enc.size(), w);
+      put_state(enc.data(), enc.size(), out);
     }
     std::vector<Decision> news;
     for (; cursor_[from] < board_.size(); ++cursor_[from])
       if (board_[cursor_[from]].first != from) news.push_back(board_[cursor_[from]].second);
-    put_decisions(e_.gen.pool(), news, w);
-    comm_.send(from, kTagReply, w.take());
+    put_decisions(engine_.gen.pool(), news, out);
+    comm_.send(from, kTagReply, out.take());
   }
 
-  const Engine& e_;
+  const Engine& engine_;
   Comm& comm_;
-  WorkQueue& q_;
+  WorkQueue& queue_;
   const int threads_;
   std::vector<State> middle_;
   size_t next_ = 0;
@@ -153,21 +154,22 @@ class Master {
 
 class Follower {
  public:
-  Follower(const Engine& e, Comm& comm, WorkQueue& q, int threads) : e_(e), comm_(comm), q_(q), threads_(threads) {}
+  Follower(const Engine& engine, Comm& comm, WorkQueue& queue, int threads)
+      : engine_(engine), comm_(comm), queue_(queue), threads_(threads) {}
 
   // Asks again at once while chunks come; after an empty one (rank 0 is still collecting) soon.
   void run() {
     bool no_more = false;
     auto synced = Clock::now();
-    while (!q_.finished()) {
-      const bool want = !no_more && q_.size() < static_cast<size_t>(threads_);
+    while (!queue_.finished()) {
+      const bool want = !no_more && queue_.size() < static_cast<size_t>(threads_);
       size_t got = 0;
       if (want || Clock::now() - synced > kSyncPeriod) {
         got = ask(want ? Ask::Work : Ask::Sync, no_more);
         synced = Clock::now();
       }
-      if (no_more || e_.stop.load()) q_.close();
-      q_.wait(want ? (got ? 0us : 1000us) : std::chrono::duration_cast<std::chrono::microseconds>(kSyncPeriod));
+      if (no_more || engine_.stop.load()) queue_.close();
+      queue_.wait(want ? (got ? 0us : 1000us) : std::chrono::duration_cast<std::chrono::microseconds>(kSyncPeriod));
     }
     ask(Ask::Done, no_more);
   }
@@ -175,52 +177,52 @@ class Follower {
  private:
   // Sends this rank's new z3 decisions with the request; returns the states received, and sets
   // no_more when rank 0 has none left.
-  size_t ask(Ask a, bool& no_more) {
-    WireWriter w;
-    w.put(a);
+  size_t ask(Ask what, bool& no_more) {
+    WireWriter out;
+    out.put(what);
     std::vector<Decision> mine;
-    e_.oracle.take_z3_log(mine);
-    put_decisions(e_.gen.pool(), mine, w);
-    comm_.send(0, kTagRequest, w.take());
-    if (a == Ask::Done) return 0;
+    engine_.oracle.take_z3_log(mine);
+    put_decisions(engine_.gen.pool(), mine, out);
+    comm_.send(0, kTagRequest, out.take());
+    if (what == Ask::Done) return 0;
     const std::string reply = comm_.receive(0, kTagReply);
-    WireReader r(reply);
-    no_more |= r.get<uint8_t>() != 0;
-    std::vector<State> chunk(r.get<uint64_t>());
-    for (State& s : chunk) get_state(r, e_.gen.pool(), s);
+    WireReader in(reply);
+    no_more |= in.get<uint8_t>() != 0;
+    std::vector<State> chunk(in.get<uint64_t>());
+    for (State& s : chunk) get_state(in, engine_.gen.pool(), s);
     const size_t got = chunk.size();
-    q_.push(std::move(chunk));
-    learn_decisions(e_.oracle, e_.gen.pool(), r);
+    queue_.push(std::move(chunk));
+    learn_decisions(engine_.oracle, engine_.gen.pool(), in);
     return got;
   }
 
-  const Engine& e_;
+  const Engine& engine_;
   Comm& comm_;
-  WorkQueue& q_;
+  WorkQueue& queue_;
   const int threads_;
 };
 
 }  // namespace
 
-uint64_t run_dfs_mpi(const Engine& e, const State& root, Worker& collector, std::deque<Worker>& workers, Comm& comm,
-                     uint64_t& searched) {
+uint64_t run_dfs_mpi(const Engine& engine, const State& root, Worker& collector, std::deque<Worker>& workers,
+                     Comm& comm, uint64_t& searched) {
   const int threads = static_cast<int>(workers.size());
-  WorkQueue q(threads);
+  WorkQueue queue(threads);
   std::atomic<uint64_t> count{0};
   FirstException failure;
-  std::vector<std::thread> pool = start_threads(e, q, workers, count, failure);
+  std::vector<std::thread> pool = start_threads(engine, queue, workers, count, failure);
   uint64_t dealt = 0;
   {
-    JoinedOnExit joined(e, q, pool);
+    JoinedOnExit joined(engine, queue, pool);
     if (comm.rank() == 0) {
-      Master master(e, comm, q, threads);
+      Master master(engine, comm, queue, threads);
       collector.start_work();
-      collect_middle_states(e, root, collector, 0, [&](State&& s) { master.add(std::move(s)); });
+      collect_middle_states(engine, root, collector, 0, [&](State&& s) { master.add(std::move(s)); });
       collector.stop_work();
       dealt = master.collected();
       master.run();
     } else {
-      Follower(e, comm, q, threads).run();
+      Follower(engine, comm, queue, threads).run();
     }
   }
   failure.rethrow();

@@ -9,24 +9,24 @@
 
 namespace ugs::search_detail {
 
-void collect_middle_states(const Engine& e, const State& s, Worker& w, int depth,
+void collect_middle_states(const Engine& engine, const State& state, Worker& worker, int depth,
                            const std::function<void(State&&)>& middle) {
-  if (e.stop.load(std::memory_order_relaxed)) return;
-  std::vector<Step>& children = w.steps_at(depth);
-  visit(e, s, w, children);
+  if (engine.stop.load(std::memory_order_relaxed)) return;
+  std::vector<Step>& children = worker.steps_at(depth);
+  visit(engine, state, worker, children);
   for (size_t i = 0; i < children.size(); ++i) {
-    State child = e.gen.apply(s, children[i]);
+    State child = engine.gen.apply(state, children[i]);
     if (children[i].kind == Step::Kind::OpenBlock)
       middle(std::move(child));
     else
-      collect_middle_states(e, child, w, depth + 1, middle);
+      collect_middle_states(engine, child, worker, depth + 1, middle);
   }
 }
 
-uint64_t run_dfs_static(const Engine& e, const State& root, Worker& collector, std::deque<Worker>& workers) {
+uint64_t run_dfs_static(const Engine& engine, const State& root, Worker& collector, std::deque<Worker>& workers) {
   std::vector<State> middle;
   collector.start_work();
-  collect_middle_states(e, root, collector, 0, [&](State&& s) { middle.push_back(std::move(s)); });
+  collect_middle_states(engine, root, collector, 0, [&](State&& s) { middle.push_back(std::move(s)); });
   collector.stop_work();
   const int n = static_cast<int>(workers.size());
   std::vector<std::thread> threads;
@@ -34,11 +34,11 @@ uint64_t run_dfs_static(const Engine& e, const State& root, Worker& collector, s
   for (int t = 0; t < n; ++t)
     threads.emplace_back([&, t] {
       omp_set_num_threads(1);  // a new thread starts from the default ICVs; the evaluator stays serial
-      Worker& w = workers[t];
-      w.start_work();
+      Worker& worker = workers[t];
+      worker.start_work();
       for (size_t i = t; i < middle.size(); i += n)  // round-robin, no stealing
-        failure.capture([&] { dfs(e, middle[i], w, 1); });
-      w.stop_work();
+        failure.capture([&] { dfs(engine, middle[i], worker, 1); });
+      worker.stop_work();
     });
   for (std::thread& th : threads) th.join();
   failure.rethrow();

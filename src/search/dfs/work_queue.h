@@ -18,56 +18,56 @@ class WorkQueue {
 
   void push(std::vector<State>&& states) {
     {
-      std::lock_guard<std::mutex> l(m_);
-      for (State& s : states) q_.push_back(std::move(s));
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (State& s : states) states_.push_back(std::move(s));
     }
     taker_.notify_all();
   }
   void close() {
     {
-      std::lock_guard<std::mutex> l(m_);
+      std::lock_guard<std::mutex> lock(mutex_);
       closed_ = true;
     }
     taker_.notify_all();
   }
   // A thread's next state; false when closed and empty (the thread then ends: counted as finished).
-  bool pop(State& s) {
-    std::unique_lock<std::mutex> l(m_);
-    taker_.wait(l, [&] { return closed_ || !q_.empty(); });
-    const bool got = !q_.empty();
+  bool pop(State& state) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    taker_.wait(lock, [&] { return closed_ || !states_.empty(); });
+    const bool got = !states_.empty();
     if (got) {
-      s = std::move(q_.front());
-      q_.pop_front();
+      state = std::move(states_.front());
+      states_.pop_front();
     } else {
       --running_;
     }
-    l.unlock();
+    lock.unlock();
     filler_.notify_one();
     return got;
   }
   size_t size() {
-    std::lock_guard<std::mutex> l(m_);
-    return q_.size();
+    std::lock_guard<std::mutex> lock(mutex_);
+    return states_.size();
   }
   bool closed() {
-    std::lock_guard<std::mutex> l(m_);
+    std::lock_guard<std::mutex> lock(mutex_);
     return closed_;
   }
   // Closed, and every thread has ended.
   bool finished() {
-    std::lock_guard<std::mutex> l(m_);
+    std::lock_guard<std::mutex> lock(mutex_);
     return closed_ && running_ == 0;
   }
   // The main thread: until a thread takes a state or ends, or for at most `d`.
   void wait(std::chrono::microseconds d) {
-    std::unique_lock<std::mutex> l(m_);
-    filler_.wait_for(l, d);
+    std::unique_lock<std::mutex> lock(mutex_);
+    filler_.wait_for(lock, d);
   }
 
  private:
-  std::mutex m_;
+  std::mutex mutex_;
   std::condition_variable taker_, filler_;
-  std::deque<State> q_;
+  std::deque<State> states_;
   bool closed_ = false;
   int running_;
 };

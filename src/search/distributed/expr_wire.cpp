@@ -15,15 +15,15 @@ struct Writer {
   std::unordered_map<ExprId, uint32_t> index;  // pool id -> position in the message
   WireWriter nodes;
 
-  uint32_t visit(ExprId e) {
-    if (auto it = index.find(e); it != index.end()) return it->second;
+  uint32_t visit(ExprId id) {
+    if (auto it = index.find(id); it != index.end()) return it->second;
     std::vector<uint32_t> kids;
-    for (ExprId k : pool.kids(e)) kids.push_back(visit(k));
-    const ExprKind kind = pool.kind(e);
+    for (ExprId k : pool.kids(id)) kids.push_back(visit(k));
+    const ExprKind kind = pool.kind(id);
     nodes.put(kind);
-    if (kind == ExprKind::Var) nodes.put(static_cast<int32_t>(pool.var_index(e)));
+    if (kind == ExprKind::Var) nodes.put(static_cast<int32_t>(pool.var_index(id)));
     if (kind == ExprKind::Sum || kind == ExprKind::Rms) {
-      const Size& s = pool.size(e);
+      const Size& s = pool.size(id);
       nodes.put(static_cast<uint8_t>(s.num_primes()));
       for (int i = 0; i < s.num_primes(); ++i) {
         nodes.put(s.prime(i));
@@ -32,40 +32,40 @@ struct Writer {
     }
     nodes.put_all(kids);
     const auto at = static_cast<uint32_t>(index.size());
-    index.emplace(e, at);
+    index.emplace(id, at);
     return at;
   }
 };
 
-Size read_size(WireReader& r) {
-  Size s;
-  const auto n = r.get<uint8_t>();
+Size read_size(WireReader& in) {
+  Size size;
+  const auto n = in.get<uint8_t>();
   for (int i = 0; i < n; ++i) {
-    const auto p = r.get<uint32_t>();
-    const auto e = r.get<uint8_t>();
+    const auto p = in.get<uint32_t>();
+    const auto e = in.get<uint8_t>();
     const Size prime = *Size::of(p);
-    for (int j = 0; j < e; ++j) s = *Size::product(s, prime);  // fits: it did in the writer's pool
+    for (int j = 0; j < e; ++j) size = *Size::product(size, prime);  // fits: it did in the writer's pool
   }
-  return s;
+  return size;
 }
 
 // Sums and products are folded from their children (already normal forms) by the pool's add and mul.
-ExprId build(ExprPool& pool, ExprKind kind, int32_t var, const Size& size, const std::vector<ExprId>& k) {
+ExprId build(ExprPool& pool, ExprKind kind, int32_t var, const Size& size, const std::vector<ExprId>& kids) {
   auto fold = [&](ExprId (ExprPool::*op)(ExprId, ExprId)) {
-    ExprId acc = k.at(0);
-    for (size_t i = 1; i < k.size(); ++i) acc = (pool.*op)(acc, k[i]);
+    ExprId acc = kids.at(0);
+    for (size_t i = 1; i < kids.size(); ++i) acc = (pool.*op)(acc, kids[i]);
     return acc;
   };
   switch (kind) {
     case ExprKind::Var: return pool.var(var);
     case ExprKind::Add: return fold(&ExprPool::add);
     case ExprKind::Mul: return fold(&ExprPool::mul);
-    case ExprKind::Div: return pool.div(k.at(0), k.at(1));
-    case ExprKind::Exp: return pool.exp(k.at(0));
-    case ExprKind::Sqrt: return pool.sqrt(k.at(0));
-    case ExprKind::Silu: return pool.silu(k.at(0));
-    case ExprKind::Sum: return pool.sum(size, k.at(0));
-    case ExprKind::Rms: return pool.rms(size, k.at(0));
+    case ExprKind::Div: return pool.div(kids.at(0), kids.at(1));
+    case ExprKind::Exp: return pool.exp(kids.at(0));
+    case ExprKind::Sqrt: return pool.sqrt(kids.at(0));
+    case ExprKind::Silu: return pool.silu(kids.at(0));
+    case ExprKind::Sum: return pool.sum(size, kids.at(0));
+    case ExprKind::Rms: return pool.rms(size, kids.at(0));
     case ExprKind::Huge: return pool.huge();
   }
   throw std::runtime_error("ugsearch: a message between ranks holds an unknown expression kind");
@@ -73,28 +73,28 @@ ExprId build(ExprPool& pool, ExprKind kind, int32_t var, const Size& size, const
 
 }  // namespace
 
-void put_exprs(const ExprPool& pool, std::span<const ExprId> roots, WireWriter& w) {
-  Writer wr{pool, {}, {}};
+void put_exprs(const ExprPool& pool, std::span<const ExprId> roots, WireWriter& out) {
+  Writer writer{pool, {}, {}};
   std::vector<uint32_t> at;
-  for (ExprId e : roots) at.push_back(wr.visit(e));
-  w.put(static_cast<uint32_t>(wr.index.size()));
-  w.buf() += wr.nodes.buf();
-  w.put_all(at);
+  for (ExprId e : roots) at.push_back(writer.visit(e));
+  out.put(static_cast<uint32_t>(writer.index.size()));
+  out.buf() += writer.nodes.buf();
+  out.put_all(at);
 }
 
-std::vector<ExprId> get_exprs(ExprPool& pool, WireReader& r) {
-  const auto n = r.get<uint32_t>();
+std::vector<ExprId> get_exprs(ExprPool& pool, WireReader& in) {
+  const auto n = in.get<uint32_t>();
   std::vector<ExprId> node(n);
   for (uint32_t i = 0; i < n; ++i) {
-    const auto kind = r.get<ExprKind>();
-    const int32_t var = kind == ExprKind::Var ? r.get<int32_t>() : -1;
-    const Size size = kind == ExprKind::Sum || kind == ExprKind::Rms ? read_size(r) : Size();
+    const auto kind = in.get<ExprKind>();
+    const int32_t var = kind == ExprKind::Var ? in.get<int32_t>() : -1;
+    const Size size = kind == ExprKind::Sum || kind == ExprKind::Rms ? read_size(in) : Size();
     std::vector<ExprId> kids;
-    for (uint32_t k : r.get_all<uint32_t>()) kids.push_back(node.at(k));
+    for (uint32_t k : in.get_all<uint32_t>()) kids.push_back(node.at(k));
     node[i] = build(pool, kind, var, size, kids);
   }
   std::vector<ExprId> roots;
-  for (uint32_t k : r.get_all<uint32_t>()) roots.push_back(node.at(k));
+  for (uint32_t k : in.get_all<uint32_t>()) roots.push_back(node.at(k));
   return roots;
 }
 

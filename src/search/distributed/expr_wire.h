@@ -11,7 +11,7 @@
 
 namespace ugs::search_detail {
 
-void put_exprs(const expr::ExprPool& pool, std::span<const expr::ExprId> roots, WireWriter& w);
-std::vector<expr::ExprId> get_exprs(expr::ExprPool& pool, WireReader& r);
+void put_exprs(const expr::ExprPool& pool, std::span<const expr::ExprId> roots, WireWriter& out);
+std::vector<expr::ExprId> get_exprs(expr::ExprPool& pool, WireReader& in);
 
 }  // namespace ugs::search_detail

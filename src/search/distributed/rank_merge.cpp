@@ -10,68 +10,68 @@
 namespace ugs::search_detail {
 namespace {
 
-std::string pack(const SearchResult& r, const RankStats& me) {
-  WireWriter w;
-  w.put(me);
-  w.put(r.totals);
-  w.put_all(r.workers);
-  w.put(r.expr);
-  w.put_all(r.levels);
-  w.put(r.duplicates);
-  w.put(r.middle_states);
-  w.put<uint8_t>(r.partial);
-  w.put(r.peak_frontier_mib);
-  w.put(r.chunks);
-  w.put(static_cast<uint64_t>(r.mugraphs.size()));
-  for (const FoundGraph& f : r.mugraphs) w.put(f.graph);
-  return w.take();
+std::string pack(const SearchResult& result, const RankStats& me) {
+  WireWriter out;
+  out.put(me);
+  out.put(result.totals);
+  out.put_all(result.workers);
+  out.put(result.expr);
+  out.put_all(result.levels);
+  out.put(result.duplicates);
+  out.put(result.middle_states);
+  out.put<uint8_t>(result.partial);
+  out.put(result.peak_frontier_mib);
+  out.put(result.chunks);
+  out.put(static_cast<uint64_t>(result.mugraphs.size()));
+  for (const FoundGraph& f : result.mugraphs) out.put(f.graph);
+  return out.take();
 }
 
 // Adds one rank's message to the merged result; its μGraphs go to `found`.
-void unpack(const std::string& msg, SearchResult& r, std::vector<FoundGraph>& found) {
-  WireReader rd(msg);
-  r.rank_stats.push_back(rd.get<RankStats>());
-  r.totals += rd.get<Counters>();
-  for (const Counters& c : rd.get_all<Counters>()) r.workers.push_back(c);
-  r.expr += rd.get<expr::OracleStats>();
-  for (const LevelStats& l : rd.get_all<LevelStats>()) {
-    if (r.levels.size() <= static_cast<size_t>(l.level)) r.levels.resize(l.level + 1);
-    LevelStats& m = r.levels[l.level];
-    m.level = l.level;
-    m.frontier += l.frontier;
-    m.candidates += l.candidates;
-    m.survivors += l.survivors;
-    m.bytes += l.bytes;
-    m.verified += l.verified;
-    m.wall_s = std::max(m.wall_s, l.wall_s);
+void unpack(const std::string& msg, SearchResult& result, std::vector<FoundGraph>& found) {
+  WireReader in(msg);
+  result.rank_stats.push_back(in.get<RankStats>());
+  result.totals += in.get<Counters>();
+  for (const Counters& c : in.get_all<Counters>()) result.workers.push_back(c);
+  result.expr += in.get<expr::OracleStats>();
+  for (const LevelStats& row : in.get_all<LevelStats>()) {
+    if (result.levels.size() <= static_cast<size_t>(row.level)) result.levels.resize(row.level + 1);
+    LevelStats& total = result.levels[row.level];
+    total.level = row.level;
+    total.frontier += row.frontier;
+    total.candidates += row.candidates;
+    total.survivors += row.survivors;
+    total.bytes += row.bytes;
+    total.verified += row.verified;
+    total.wall_s = std::max(total.wall_s, row.wall_s);
   }
-  r.duplicates += rd.get<uint64_t>();
-  r.middle_states += rd.get<uint64_t>();
-  r.partial |= rd.get<uint8_t>() != 0;
-  r.peak_frontier_mib += rd.get<double>();
-  r.chunks = std::max(r.chunks, rd.get<uint64_t>());  // equal on every rank: levels advance together
-  const auto n = rd.get<uint64_t>();
+  result.duplicates += in.get<uint64_t>();
+  result.middle_states += in.get<uint64_t>();
+  result.partial |= in.get<uint8_t>() != 0;
+  result.peak_frontier_mib += in.get<double>();
+  result.chunks = std::max(result.chunks, in.get<uint64_t>());  // equal on every rank: levels advance together
+  const auto n = in.get<uint64_t>();
   for (uint64_t i = 0; i < n; ++i) {
-    const auto g = rd.get<KernelGraph>();
+    const auto g = in.get<KernelGraph>();
     found.push_back({g, structural_hash(g), {}});
   }
 }
 
 }  // namespace
 
-void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResult& r) {
-  const std::vector<std::string> all = comm.gather(pack(r, me));
+void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResult& result) {
+  const std::vector<std::string> all = comm.gather(pack(result, me));
   if (comm.rank() != 0) return;
-  SearchResult m;
-  m.backend = r.backend;
-  m.device = r.device;
-  m.wall_s = r.wall_s;
-  m.ranks = comm.size();
+  SearchResult merged;
+  merged.backend = result.backend;
+  merged.device = result.device;
+  merged.wall_s = result.wall_s;
+  merged.ranks = comm.size();
   std::vector<FoundGraph> found;
-  for (const std::string& msg : all) unpack(msg, m, found);
-  for (RankStats& s : m.rank_stats) m.peak_rss_mib = std::max(m.peak_rss_mib, s.peak_rss_mib);
-  list_found(std::move(found), gpu, m);
-  r = std::move(m);
+  for (const std::string& msg : all) unpack(msg, merged, found);
+  for (RankStats& s : merged.rank_stats) merged.peak_rss_mib = std::max(merged.peak_rss_mib, s.peak_rss_mib);
+  list_found(std::move(found), gpu, merged);
+  result = std::move(merged);
 }
 
 }  // namespace ugs::search_detail

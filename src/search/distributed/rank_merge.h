@@ -7,7 +7,7 @@
 
 namespace ugs::search_detail {
 
-// Collective. `r` is this rank's result; on rank 0 it becomes the merged one (the others keep theirs).
-void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResult& r);
+// Collective. `result` is this rank's result; on rank 0 it becomes the merged one (the others keep theirs).
+void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResult& result);
 
 }  // namespace ugs::search_detail

@@ -9,10 +9,10 @@
 
 namespace ugs::search_detail {
 
-void rebuild_expressions(State& s, expr::ExprPool& pool);
+void rebuild_expressions(State& state, expr::ExprPool& pool);
 // The encoding's bytes, as one item of a message.
-void put_state(const uint8_t* encoded, size_t bytes, WireWriter& w);
+void put_state(const uint8_t* encoded, size_t bytes, WireWriter& out);
 // One state of a message, with its expressions rebuilt in `pool`.
-void get_state(WireReader& r, expr::ExprPool& pool, State& s);
+void get_state(WireReader& in, expr::ExprPool& pool, State& state);
 
 }  // namespace ugs::search_detail

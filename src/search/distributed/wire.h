@@ -39,7 +39,7 @@ class WireWriter {
 // Reads what a WireWriter wrote; a short or damaged message throws (a bug, never user input).
 class WireReader {
  public:
-  explicit WireReader(std::string_view s) : p_(s.data()), end_(s.data() + s.size()) {}
+  explicit WireReader(std::string_view s) : pos_(s.data()), end_(s.data() + s.size()) {}
   template <class T>
   T get() {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -60,15 +60,16 @@ class WireReader {
   }
   // The next n raw bytes (advances past them).
   const char* take(size_t n) {
-    if (static_cast<size_t>(end_ - p_) < n) throw std::runtime_error("ugsearch: a message between ranks is truncated");
-    const char* at = p_;
-    p_ += n;
+    if (static_cast<size_t>(end_ - pos_) < n)
+      throw std::runtime_error("ugsearch: a message between ranks is truncated");
+    const char* at = pos_;
+    pos_ += n;
     return at;
   }
-  bool done() const { return p_ == end_; }
+  bool done() const { return pos_ == end_; }
 
  private:
-  const char* p_;
+  const char* pos_;
   const char* end_;
 };
 

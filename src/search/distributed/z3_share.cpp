@@ -4,26 +4,26 @@
 
 namespace ugs::search_detail {
 
-void put_decisions(const expr::ExprPool& pool, std::span<const Decision> d, WireWriter& w) {
+void put_decisions(const expr::ExprPool& pool, std::span<const Decision> decisions, WireWriter& out) {
   std::vector<expr::ExprId> ids;
   std::vector<uint8_t> answers;
-  for (const auto& [e, keep] : d) {
+  for (const auto& [e, keep] : decisions) {
     ids.push_back(e);
     answers.push_back(keep);
   }
-  put_exprs(pool, ids, w);
-  w.put_all(answers);
+  put_exprs(pool, ids, out);
+  out.put_all(answers);
 }
 
-std::vector<Decision> learn_decisions(expr::Oracle& oracle, expr::ExprPool& pool, WireReader& r) {
-  const std::vector<expr::ExprId> ids = get_exprs(pool, r);
-  const std::vector<uint8_t> answers = r.get_all<uint8_t>();
-  std::vector<Decision> d;
+std::vector<Decision> learn_decisions(expr::Oracle& oracle, expr::ExprPool& pool, WireReader& in) {
+  const std::vector<expr::ExprId> ids = get_exprs(pool, in);
+  const std::vector<uint8_t> answers = in.get_all<uint8_t>();
+  std::vector<Decision> decisions;
   for (size_t i = 0; i < ids.size(); ++i) {
     oracle.learn(ids[i], answers.at(i) != 0);
-    d.emplace_back(ids[i], answers[i] != 0);
+    decisions.emplace_back(ids[i], answers[i] != 0);
   }
-  return d;
+  return decisions;
 }
 
 }  // namespace ugs::search_detail

@@ -13,9 +13,9 @@ namespace ugs::search_detail {
 
 using Decision = std::pair<expr::ExprId, bool>;
 
-void put_decisions(const expr::ExprPool& pool, std::span<const Decision> d, WireWriter& w);
+void put_decisions(const expr::ExprPool& pool, std::span<const Decision> decisions, WireWriter& out);
 // Reads pairs that put_decisions wrote and enters them into oracle's cache; returns them with the
 // ids of `pool` (the oracle's).
-std::vector<Decision> learn_decisions(expr::Oracle& oracle, expr::ExprPool& pool, WireReader& r);
+std::vector<Decision> learn_decisions(expr::Oracle& oracle, expr::ExprPool& pool, WireReader& in);
 
 }  // namespace ugs::search_detail

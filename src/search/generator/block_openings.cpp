@@ -20,7 +20,7 @@ struct LoaderChoice {
 // Every valid (imap, fmap) of one input under a grid and loop range: each axis of size > 1 maps a
 // distinct dim or none; with a loop, fmap names a dim or none.
 std::vector<LoaderChoice> loader_choices(const Shape& src, const Dim3& grid, int32_t loop, const SearchConfig& cfg) {
-  std::vector<LoaderChoice> r;
+  std::vector<LoaderChoice> choices;
   FixedVec<int, 3> radix;
   for (int a = 0; a < 3; ++a) radix.push_back(grid[a] > 1 ? src.rank + 1 : 1);  // digit 0: φ
   Odometer<3> im(radix);
@@ -34,45 +34,46 @@ std::vector<LoaderChoice> loader_choices(const Shape& src, const Dim3& grid, int
       probe.grid = grid;
       probe.loop = loop;
       if (probe.add_input(0, src, imap, static_cast<int8_t>(f)) == Verdict::Ok)
-        r.push_back({imap, static_cast<int8_t>(f), probe.tiles[0].shape.numel()});
+        choices.push_back({imap, static_cast<int8_t>(f), probe.tiles[0].shape.numel()});
     }
   } while (im.next());
-  return r;
+  return choices;
 }
 
 }  // namespace
 
-void Generator::open_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
-  const KernelGraph& g = s.g;
-  if (g.blocks.size() >= cfg_.max_block_graphs || g.num_inputs + g.ops.size() >= cfg_.max_kernel_ops) return;
-  const int n = g.num_tensors();
+void Generator::open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
+  const KernelGraph& kernel = state.kernel;
+  if (kernel.blocks.size() >= cfg_.max_block_graphs || kernel.num_inputs + kernel.ops.size() >= cfg_.max_kernel_ops)
+    return;
+  const int n = kernel.num_tensors();
   for (int k = 1; k <= std::min<int64_t>(cfg_.max_block_inputs, n); ++k) {
     FixedVec<int32_t, kMaxBlockInputs> ins;
     for (int i = 0; i < k; ++i) ins.push_back(i);
     do {
-      open_steps_for(s, ins, out, pruned);
+      open_steps_for(state, ins, out, pruned);
     } while (search_detail::next_combination(ins, n));
   }
 }
 
-void Generator::open_steps_for(const State& s, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
-                               PruneCounts& pruned) const {
+void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins,
+                               std::vector<Step>& out, PruneCounts& pruned) const {
   OpRank rank;  // the block op's rank is known up to its block key: can it still rank high enough?
   rank.in = ins;
   rank.kind = OpKind::Block;
   rank.block_key = ~uint64_t{0};
-  if (!may_append(s.g, rank)) {
+  if (!may_append(state.kernel, rank)) {
     ++pruned.order;
     return;
   }
-  const int k = ins.size();
+  const int num_ins = ins.size();
   // The block will consume its inputs, and its loaders need an op each before it can close.
   int consumed = 0;
-  for (int32_t t : s.g.open_tensors()) consumed += std::find(ins.begin(), ins.end(), t) != ins.end();
-  if (2 * k > cfg_.max_block_ops ||
-      !search_detail::kernel_can_finish(s.g.open_tensors().size() - consumed + 1, program_.outputs.size(),
-                                        cfg_.max_kernel_ops - s.g.num_inputs - s.g.ops.size() - 1,
-                                        cfg_.max_block_graphs - s.g.blocks.size() - 1, cfg_)) {
+  for (int32_t t : state.kernel.open_tensors()) consumed += std::find(ins.begin(), ins.end(), t) != ins.end();
+  if (2 * num_ins > cfg_.max_block_ops ||
+      !search_detail::kernel_can_finish(state.kernel.open_tensors().size() - consumed + 1, program_.outputs.size(),
+                                        cfg_.max_kernel_ops - state.kernel.num_inputs - state.kernel.ops.size() - 1,
+                                        cfg_.max_block_graphs - state.kernel.blocks.size() - 1, cfg_)) {
     ++pruned.reach;
     return;
   }
@@ -80,8 +81,8 @@ void Generator::open_steps_for(const State& s, const FixedVec<int32_t, kMaxBlock
     for (int32_t loop : cfg_.loop_ranges) {
       std::array<std::vector<LoaderChoice>, kMaxBlockInputs> choices;
       FixedVec<int, kMaxBlockInputs> radix;
-      for (int i = 0; i < k; ++i) {
-        choices[i] = loader_choices(s.g.shape(ins[i]), grid, loop, cfg_);
+      for (int i = 0; i < num_ins; ++i) {
+        choices[i] = loader_choices(state.kernel.shape(ins[i]), grid, loop, cfg_);
         radix.push_back(static_cast<int>(choices[i].size()));
       }
       Odometer<kMaxBlockInputs> pick(radix);
@@ -97,7 +98,7 @@ void Generator::open_steps_for(const State& s, const FixedVec<int32_t, kMaxBlock
         std::array<bool, 3> axis_used{};
         bool looped = false;
         int64_t elems = 0;
-        for (int i = 0; i < k; ++i) {
+        for (int i = 0; i < num_ins; ++i) {
           const LoaderChoice& c = choices[i][pick.digits()[i]];
           st.inputs.push_back({ins[i], c.imap, c.fmap});
           for (int a = 0; a < 3; ++a) axis_used[a] |= c.imap[a] != kNoDim;

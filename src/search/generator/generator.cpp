@@ -22,15 +22,15 @@ namespace {
 // Tiles no block op reads, as a bit set: what a closing saves. Empty if one of them cannot be saved (a
 // loader or a tensor from inside the loop would be left unused). Bits rather than a list: this runs for
 // every open state, and a list's array was zeroed on every call.
-uint32_t savable_tiles(const BlockGraph& b) {
+uint32_t savable_tiles(const BlockGraph& block) {
   static_assert(kMaxTiles <= 32);
   uint32_t used = 0;
-  for (const Op& op : b.ops)
+  for (const Op& op : block.ops)
     for (int i = 0; i < arity(op.kind); ++i) used |= 1u << op.in[i];
   uint32_t outs = 0;
-  for (int t = 0; t < b.tiles.size(); ++t) {
+  for (int t = 0; t < block.tiles.size(); ++t) {
     if (used >> t & 1) continue;
-    if (!b.tiles[t].post) return 0;
+    if (!block.tiles[t].post) return 0;
     outs |= 1u << t;
   }
   return outs;
@@ -51,45 +51,45 @@ Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::
 Generator::~Generator() = default;
 
 State Generator::root() const {
-  State s;
+  State state;
   for (int i = 0; i < program_.num_inputs; ++i) {
-    s.g.add_input(program_.shape(i));
-    s.kexpr.push_back(pool_.var(i));
+    state.kernel.add_input(program_.shape(i));
+    state.kexpr.push_back(pool_.var(i));
   }
-  return s;
+  return state;
 }
 
-void Generator::candidates(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
-  if (s.open) {
-    block_op_steps(s, out, pruned);
-    close_steps(s, out, pruned);
+void Generator::candidates(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
+  if (state.open) {
+    block_op_steps(state, out, pruned);
+    close_steps(state, out, pruned);
   } else {
-    kernel_op_steps(s, out, pruned);
-    open_steps(s, out, pruned);
+    kernel_op_steps(state, out, pruned);
+    open_steps(state, out, pruned);
   }
 }
 
-void Generator::kernel_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
-  const KernelGraph& g = s.g;
-  if (g.num_inputs + g.ops.size() >= cfg_.max_kernel_ops) return;
+void Generator::kernel_op_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
+  const KernelGraph& kernel = state.kernel;
+  if (kernel.num_inputs + kernel.ops.size() >= cfg_.max_kernel_ops) return;
   std::array<bool, kMaxTensors> is_open{};
-  const FixedVec<int32_t, kMaxTensors> open = g.open_tensors();
+  const FixedVec<int32_t, kMaxTensors> open = kernel.open_tensors();
   for (int32_t t : open) is_open[t] = true;
-  const int64_t ops_left = cfg_.max_kernel_ops - g.num_inputs - g.ops.size() - 1;
-  const int64_t blocks_left = cfg_.max_block_graphs - g.blocks.size();
+  const int64_t ops_left = cfg_.max_kernel_ops - kernel.num_inputs - kernel.ops.size() - 1;
+  const int64_t blocks_left = cfg_.max_block_graphs - kernel.blocks.size();
   for (OpKind kind : cfg_.kernel_ops) {
     const int n = arity(kind);
-    for_each_operands(n, is_commutative(kind), g.num_tensors(), [&](int a, int b) {
-      for_each_variant(kind, g.shape(a), cfg_, [&](Op op) {
+    for_each_operands(n, is_commutative(kind), kernel.num_tensors(), [&](int a, int b) {
+      for_each_variant(kind, kernel.shape(a), cfg_, [&](Op op) {
         op.in = {a, b};
-        const std::array<Shape, 2> shapes{g.shape(a), b >= 0 ? g.shape(b) : Shape{}};
+        const std::array<Shape, 2> shapes{kernel.shape(a), b >= 0 ? kernel.shape(b) : Shape{}};
         Shape result;
         if (infer_shape(op, Level::Kernel, std::span(shapes.data(), n), &result) != Verdict::Ok ||
             is_idle_sum(kind, shapes[0], result)) {
           ++pruned.shape;
           return;
         }
-        if (!may_append(g, op)) {
+        if (!may_append(kernel, op)) {
           ++pruned.order;
           return;
         }
@@ -99,7 +99,7 @@ void Generator::kernel_op_steps(const State& s, std::vector<Step>& out, PruneCou
           ++pruned.reach;
           return;
         }
-        const std::array<expr::ExprId, 2> ex{s.kexpr[a], b >= 0 ? s.kexpr[b] : s.kexpr[a]};
+        const std::array<expr::ExprId, 2> ex{state.kexpr[a], b >= 0 ? state.kexpr[b] : state.kexpr[a]};
         const expr::ExprId query = expr::kernel_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n));
         Step& st = out.emplace_back();  // in place: a Step copied from the stack stalls on store forwarding
         st.op = op;
@@ -111,21 +111,21 @@ void Generator::kernel_op_steps(const State& s, std::vector<Step>& out, PruneCou
 
 // The shape check comes from the memo of the tiles' shaped ops (shaped_ops.h); the checks
 // that depend on the rest of the state run here, in the same order as the shape check's enumeration.
-void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
-  if (s.b.inputs.size() + s.b.ops.size() >= cfg_.max_block_ops) return;
-  const search_detail::ShapedView shaped = shaped_->lookup(s.b);
+void Generator::block_op_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
+  if (state.block.inputs.size() + state.block.ops.size() >= cfg_.max_block_ops) return;
+  const search_detail::ShapedView shaped = shaped_->lookup(state.block);
   pruned.shape += shaped.rejected;
-  const search_detail::BlockReach reach(s.b, search_detail::savers_allowed(s.g, s.b, program_.outputs.size(), cfg_),
-                                        cfg_);
-  const int64_t smem = s.b.smem_bytes(rules_);
-  const BlockAppendOrder order(s.b);
-  for (const search_detail::ShapedOp& c : shaped.ops) {
-    const Op op = c.op();
-    if (!reach.after(op, c.post)) {
+  const search_detail::BlockReach reach(
+      state.block, search_detail::savers_allowed(state.kernel, state.block, program_.outputs.size(), cfg_), cfg_);
+  const int64_t smem = state.block.smem_bytes(rules_);
+  const BlockAppendOrder order(state.block);
+  for (const search_detail::ShapedOp& candidate : shaped.ops) {
+    const Op op = candidate.op();
+    if (!reach.after(op, candidate.post)) {
       ++pruned.reach;
       continue;
     }
-    if (smem + int64_t{c.numel} * rules_.elem_bytes > rules_.smem_budget_bytes) {
+    if (smem + int64_t{candidate.numel} * rules_.elem_bytes > rules_.smem_budget_bytes) {
       ++pruned.memory;
       continue;
     }
@@ -134,10 +134,10 @@ void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCoun
       continue;
     }
     const int n = arity(op.kind), a = op.in[0], b = op.in[1];
-    const std::array<Shape, 2> shapes{s.b.tiles[a].shape, b >= 0 ? s.b.tiles[b].shape : Shape{}};
-    const std::array<expr::ExprId, 2> ex{s.bexpr[a], b >= 0 ? s.bexpr[b] : s.bexpr[a]};
+    const std::array<Shape, 2> shapes{state.block.tiles[a].shape, b >= 0 ? state.block.tiles[b].shape : Shape{}};
+    const std::array<expr::ExprId, 2> ex{state.bexpr[a], b >= 0 ? state.bexpr[b] : state.bexpr[a]};
     const expr::ExprId query =
-        expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), s.b.loop);
+        expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), state.block.loop);
     Step& st = out.emplace_back();  // in place, as in kernel_op_steps
     st.kind = Step::Kind::BlockOp;
     st.op = op;
@@ -146,15 +146,15 @@ void Generator::block_op_steps(const State& s, std::vector<Step>& out, PruneCoun
 }
 
 // One omap for all savers (as Mirage): each grid axis of size > 1 takes a distinct dim.
-void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const {
-  if (s.b.ops.empty()) return;
-  const uint32_t outs = savable_tiles(s.b);
+void Generator::close_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
+  if (state.block.ops.empty()) return;
+  const uint32_t outs = savable_tiles(state.block);
   if (outs == 0 || std::popcount(outs) > cfg_.max_block_outputs) return;
   FixedVec<int, 3> radix, axes;
   for (int a = 0; a < 3; ++a)
-    if (s.b.grid[a] > 1) {
+    if (state.block.grid[a] > 1) {
       axes.push_back(a);
-      radix.push_back(s.b.tiles[std::countr_zero(outs)].shape.rank);
+      radix.push_back(state.block.tiles[std::countr_zero(outs)].shape.rank);
     }
   search_detail::Odometer<3> dims(radix);
   do {
@@ -162,16 +162,16 @@ void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts&
     st.kind = Step::Kind::CloseBlock;
     for (int i = 0; i < axes.size(); ++i) st.omap[axes[i]] = static_cast<int8_t>(dims.digits()[i]);
     if (!cfg_.tries_omap(st.omap)) continue;
-    BlockGraph closed = s.b;
+    BlockGraph closed = state.block;
     bool ok = true;
     for_each_tile(outs, [&](int t) { ok = ok && closed.add_output(t, st.omap) == Verdict::Ok; });
-    KernelGraph g = s.g;
-    const Verdict v = ok ? g.add_block(closed, rules_) : Verdict::BadOmap;
-    if (v != Verdict::Ok) {
-      ++(cause(v) == Cause::Memory ? pruned.memory : pruned.shape);
-    } else if (!may_append_block(s.g, closed)) {
+    KernelGraph kernel = state.kernel;
+    const Verdict verdict = ok ? kernel.add_block(closed, rules_) : Verdict::BadOmap;
+    if (verdict != Verdict::Ok) {
+      ++(cause(verdict) == Cause::Memory ? pruned.memory : pruned.shape);
+    } else if (!may_append_block(state.kernel, closed)) {
       ++pruned.order;
-    } else if (!search_detail::kernel_can_finish(g, program_.outputs.size(), cfg_)) {
+    } else if (!search_detail::kernel_can_finish(kernel, program_.outputs.size(), cfg_)) {
       ++pruned.reach;
     } else {
       out.push_back(st);
@@ -179,59 +179,60 @@ void Generator::close_steps(const State& s, std::vector<Step>& out, PruneCounts&
   } while (dims.next());
 }
 
-void Generator::apply_op(State& c, const Op& op, expr::ExprId query) {
-  if (c.open) {
-    c.b.add_op(op);
-    c.bexpr.push_back(query);
+void Generator::apply_op(State& state, const Op& op, expr::ExprId query) {
+  if (state.open) {
+    state.block.add_op(op);
+    state.bexpr.push_back(query);
   } else {
-    c.g.add_op(op);
-    c.kexpr.push_back(query);
+    state.kernel.add_op(op);
+    state.kexpr.push_back(query);
   }
 }
 
-void Generator::apply_in_place(State& c, const Step& st) const {
+void Generator::apply_in_place(State& state, const Step& st) const {
   switch (st.kind) {
     case Step::Kind::KernelOp:
     case Step::Kind::BlockOp:
-      apply_op(c, st.op, st.query);
+      apply_op(state, st.op, st.query);
       break;
     case Step::Kind::OpenBlock:
-      c.open = true;
-      c.b.clear();
-      c.b.grid = st.grid;
-      c.b.loop = st.loop;
-      c.bexpr.clear();
+      state.open = true;
+      state.block.clear();
+      state.block.grid = st.grid;
+      state.block.loop = st.loop;
+      state.bexpr.clear();
       for (const BlockInput& in : st.inputs) {
-        c.b.add_input(in.tensor, c.g.shape(in.tensor), in.imap, in.fmap);
-        c.bexpr.push_back(c.kexpr[in.tensor]);  // a loader passes its tensor's expression
+        state.block.add_input(in.tensor, state.kernel.shape(in.tensor), in.imap, in.fmap);
+        state.bexpr.push_back(state.kexpr[in.tensor]);  // a loader passes its tensor's expression
       }
       break;
     case Step::Kind::CloseBlock: {
-      const uint32_t outs = savable_tiles(c.b);
-      for_each_tile(outs, [&](int t) { c.b.add_output(t, st.omap); });
-      c.g.add_block(c.b, rules_);
-      for_each_tile(outs, [&](int t) { c.kexpr.push_back(c.bexpr[t]); });  // a saver passes its tile's expression
-      c.open = false;
-      c.b.clear();
-      c.bexpr.clear();
+      const uint32_t outs = savable_tiles(state.block);
+      for_each_tile(outs, [&](int t) { state.block.add_output(t, st.omap); });
+      state.kernel.add_block(state.block, rules_);
+      // A saver passes its tile's expression.
+      for_each_tile(outs, [&](int t) { state.kexpr.push_back(state.bexpr[t]); });
+      state.open = false;
+      state.block.clear();
+      state.bexpr.clear();
       break;
     }
   }
 }
 
-void Generator::undo_op(State& s) {
-  if (s.open) {
-    s.b.pop_op();
-    s.bexpr.pop_back();
+void Generator::undo_op(State& state) {
+  if (state.open) {
+    state.block.pop_op();
+    state.bexpr.pop_back();
   } else {
-    s.g.pop_op();
-    s.kexpr.pop_back();
+    state.kernel.pop_op();
+    state.kexpr.pop_back();
   }
 }
 
-void Generator::completions(const State& s, std::vector<KernelGraph>& out) const {
-  if (s.open) return;
-  const FixedVec<int32_t, kMaxTensors> open = s.g.open_tensors();
+void Generator::completions(const State& state, std::vector<KernelGraph>& out) const {
+  if (state.open) return;
+  const FixedVec<int32_t, kMaxTensors> open = state.kernel.open_tensors();
   const int n = program_.outputs.size();
   if (open.size() != n) return;
   std::array<int, kMaxOutputs> perm;
@@ -241,10 +242,10 @@ void Generator::completions(const State& s, std::vector<KernelGraph>& out) const
     FixedVec<int32_t, kMaxOutputs> outs;
     for (int i = 0; i < n; ++i) {
       outs.push_back(open[perm[i]]);
-      match = match && s.g.shape(open[perm[i]]) == program_.shape(program_.outputs[i]);
+      match = match && state.kernel.shape(open[perm[i]]) == program_.shape(program_.outputs[i]);
     }
-    KernelGraph g = s.g;
-    if (match && g.set_outputs(outs.span()) == Verdict::Ok) out.push_back(g);
+    KernelGraph candidate = state.kernel;
+    if (match && candidate.set_outputs(outs.span()) == Verdict::Ok) out.push_back(candidate);
   } while (std::next_permutation(perm.begin(), perm.begin() + n));
 }
 

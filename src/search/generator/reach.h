@@ -20,20 +20,24 @@ inline bool kernel_can_finish(int open, int outputs, int64_t ops_left, int64_t b
   return open - outputs <= blocks * per_block + predefined;
 }
 
-inline bool kernel_can_finish(const KernelGraph& g, int outputs, const SearchConfig& cfg) {
-  return kernel_can_finish(g.open_tensors().size(), outputs, cfg.max_kernel_ops - g.num_inputs - g.ops.size(),
-                           cfg.max_block_graphs - g.blocks.size(), cfg);
+inline bool kernel_can_finish(const KernelGraph& kernel, int outputs, const SearchConfig& cfg) {
+  return kernel_can_finish(kernel.open_tensors().size(), outputs,
+                           cfg.max_kernel_ops - kernel.num_inputs - kernel.ops.size(),
+                           cfg.max_block_graphs - kernel.blocks.size(), cfg);
 }
 
 // Savers the open block graph of s may have: max_block_outputs, or, when no kernel op can follow it,
 // no more than the program's outputs that the kernel tensors it leaves unconsumed do not already fill.
-inline int64_t savers_allowed(const KernelGraph& g, const BlockGraph& b, int outputs, const SearchConfig& cfg) {
-  int64_t ops_after = cfg.max_kernel_ops - g.num_inputs - g.ops.size() - 1;
-  if (cfg.kernel_ops.empty()) ops_after = std::min<int64_t>(ops_after, cfg.max_block_graphs - g.blocks.size() - 1);
+inline int64_t savers_allowed(const KernelGraph& kernel, const BlockGraph& block, int outputs,
+                              const SearchConfig& cfg) {
+  int64_t ops_after = cfg.max_kernel_ops - kernel.num_inputs - kernel.ops.size() - 1;
+  if (cfg.kernel_ops.empty())
+    ops_after = std::min<int64_t>(ops_after, cfg.max_block_graphs - kernel.blocks.size() - 1);
   if (ops_after > 0) return cfg.max_block_outputs;
   int64_t left_open = 0;
-  for (int32_t t : g.open_tensors())
-    left_open += std::none_of(b.inputs.begin(), b.inputs.end(), [&](const BlockInput& in) { return in.tensor == t; });
+  for (int32_t t : kernel.open_tensors())
+    left_open +=
+        std::none_of(block.inputs.begin(), block.inputs.end(), [&](const BlockInput& in) { return in.tensor == t; });
   return std::min<int64_t>(cfg.max_block_outputs, outputs - left_open);
 }
 
@@ -42,14 +46,14 @@ inline int64_t savers_allowed(const KernelGraph& g, const BlockGraph& b, int out
 // for the savers. Counted once per state, so each candidate op is checked in O(1).
 class BlockReach {
  public:
-  BlockReach(const BlockGraph& b, int64_t savers, const SearchConfig& cfg)
-      : b_(b), savers_(savers), left_(cfg.max_block_ops - b.inputs.size() - b.ops.size()) {
-    for (const Op& op : b.ops)
+  BlockReach(const BlockGraph& block, int64_t savers, const SearchConfig& cfg)
+      : block_(block), savers_(savers), left_(cfg.max_block_ops - block.inputs.size() - block.ops.size()) {
+    for (const Op& op : block.ops)
       for (int i = 0; i < arity(op.kind); ++i) used_[op.in[i]] = true;
-    for (int t = 0; t < b.tiles.size(); ++t)
+    for (int t = 0; t < block.tiles.size(); ++t)
       if (!used_[t]) {
         ++all_;
-        pre_ += !b.tiles[t].post;
+        pre_ += !block.tiles[t].post;
       }
   }
 
@@ -60,14 +64,14 @@ class BlockReach {
       const int t = op.in[i];
       if (used_[t] || (i == 1 && t == op.in[0])) continue;
       --all;
-      pre -= !b_.tiles[t].post;
+      pre -= !block_.tiles[t].post;
     }
     const int64_t left = left_ - 1;
     return pre <= left && all - savers_ <= left;
   }
 
  private:
-  const BlockGraph& b_;
+  const BlockGraph& block_;
   std::array<bool, kMaxTiles> used_{};
   int pre_ = 0, all_ = 0;
   int64_t savers_, left_;

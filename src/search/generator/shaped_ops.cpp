@@ -17,16 +17,16 @@ namespace ugs::search_detail {
 struct Signature {
   static constexpr int kWordsPerTile = 1 + kMaxRank;
   uint64_t hash = 0;
-  uint32_t n = 0;
-  std::array<uint32_t, 1 + kMaxTiles * kWordsPerTile> w;  // the first n are set
+  uint32_t size = 0;
+  std::array<uint32_t, 1 + kMaxTiles * kWordsPerTile> words;  // the first `size` are set
 
-  explicit Signature(const BlockGraph& b) {
-    w[n++] = static_cast<uint32_t>(b.tiles.size()) | (b.ops.full() ? 0x100u : 0u);
-    for (const Tile& t : b.tiles) {
-      w[n++] = static_cast<uint32_t>(t.shape.rank) | (t.post ? 0x100u : 0u);
-      for (int i = 0; i < t.shape.rank; ++i) w[n++] = static_cast<uint32_t>(t.shape.d[i]);
+  explicit Signature(const BlockGraph& block) {
+    words[size++] = static_cast<uint32_t>(block.tiles.size()) | (block.ops.full() ? 0x100u : 0u);
+    for (const Tile& t : block.tiles) {
+      words[size++] = static_cast<uint32_t>(t.shape.rank) | (t.post ? 0x100u : 0u);
+      for (int i = 0; i < t.shape.rank; ++i) words[size++] = static_cast<uint32_t>(t.shape.d[i]);
     }
-    hash = hash_bytes(reinterpret_cast<const uint8_t*>(w.data()), n * sizeof(uint32_t));
+    hash = hash_bytes(reinterpret_cast<const uint8_t*>(words.data()), size * sizeof(uint32_t));
   }
 };
 
@@ -50,20 +50,21 @@ struct ShapedOpsMemo::Entry {
     return reinterpret_cast<const ShapedOp*>(reinterpret_cast<const char*>(this) + at);
   }
   bool same(const Signature& key) const {
-    return hash == key.hash && words == key.n && std::equal(key.w.begin(), key.w.begin() + key.n, signature());
+    return hash == key.hash && words == key.size &&
+           std::equal(key.words.begin(), key.words.begin() + key.size, signature());
   }
   ShapedView view() const { return {{list(), ops}, rejected}; }
 
-  static size_t bytes(const Signature& key, const ShapedOps& l) {
-    return sizeof(Entry) + key.n * sizeof(uint32_t) + alignof(ShapedOp) + l.ops.size() * sizeof(ShapedOp);
+  static size_t bytes(const Signature& key, const ShapedOps& shaped) {
+    return sizeof(Entry) + key.size * sizeof(uint32_t) + alignof(ShapedOp) + shaped.ops.size() * sizeof(ShapedOp);
   }
-  static Entry* make(const Signature& key, const ShapedOps& l) {
+  static Entry* make(const Signature& key, const ShapedOps& shaped) {
     static_assert(alignof(ShapedOp) <= alignof(Entry) && alignof(uint32_t) <= alignof(Entry));
-    void* p = ::operator new(bytes(key, l));
-    auto* e = new (p) Entry{key.hash, l.rejected, key.n, static_cast<uint32_t>(l.ops.size())};
-    std::uninitialized_copy(l.ops.begin(), l.ops.end(), const_cast<ShapedOp*>(e->list()));
-    std::copy(key.w.begin(), key.w.begin() + key.n, const_cast<uint32_t*>(e->signature()));
-    return e;
+    void* p = ::operator new(bytes(key, shaped));
+    auto* entry = new (p) Entry{key.hash, shaped.rejected, key.size, static_cast<uint32_t>(shaped.ops.size())};
+    std::uninitialized_copy(shaped.ops.begin(), shaped.ops.end(), const_cast<ShapedOp*>(entry->list()));
+    std::copy(key.words.begin(), key.words.begin() + key.size, const_cast<uint32_t*>(entry->signature()));
+    return entry;
   }
   static void destroy(const Entry* e) {
     static_assert(std::is_trivially_destructible_v<ShapedOp>);
@@ -79,10 +80,10 @@ ShapedOpsMemo::~ShapedOpsMemo() {
     if (const Entry* e = slots_[i].load(std::memory_order_relaxed)) Entry::destroy(e);
 }
 
-ShapedView ShapedOpsMemo::lookup(const BlockGraph& b) const {
-  const Signature key(b);
+ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
+  const Signature key(block);
   const Entry* e = find(key);
-  return e ? e->view() : insert(b, key);
+  return e ? e->view() : insert(block, key);
 }
 
 // Linear probing; the table is at most half full.
@@ -93,9 +94,9 @@ const ShapedOpsMemo::Entry* ShapedOpsMemo::find(const Signature& key) const {
   }
 }
 
-ShapedView ShapedOpsMemo::insert(const BlockGraph& b, const Signature& key) const {
+ShapedView ShapedOpsMemo::insert(const BlockGraph& block, const Signature& key) const {
   size_t at = key.hash & (kSlots - 1);
-  ShapedOps fresh = compute_shaped_block_ops(b, cfg_);
+  ShapedOps fresh = compute_shaped_block_ops(block, cfg_);
   const size_t size = Entry::bytes(key, fresh);
   if (entries_.load(std::memory_order_relaxed) >= kSlots / 2 ||
       bytes_.load(std::memory_order_relaxed) + size > budget_) {
@@ -120,32 +121,32 @@ ShapedView ShapedOpsMemo::insert(const BlockGraph& b, const Signature& key) cons
 }
 
 ShapedOp ShapedOp::of(const Op& op, const Tile& result) {
-  ShapedOp c;
-  c.kind = op.kind;
-  c.dim = op.dim;
-  c.to = op.to;
-  for (int i = 0; i < 2; ++i) c.in[i] = op.in[i] < 0 ? kNoOperand : static_cast<uint8_t>(op.in[i]);
-  c.numel = static_cast<uint32_t>(std::min<int64_t>(result.shape.numel(), UINT32_MAX));
-  c.post = result.post;
-  return c;
+  ShapedOp shaped;
+  shaped.kind = op.kind;
+  shaped.dim = op.dim;
+  shaped.to = op.to;
+  for (int i = 0; i < 2; ++i) shaped.in[i] = op.in[i] < 0 ? kNoOperand : static_cast<uint8_t>(op.in[i]);
+  shaped.numel = static_cast<uint32_t>(std::min<int64_t>(result.shape.numel(), UINT32_MAX));
+  shaped.post = result.post;
+  return shaped;
 }
 
-ShapedOps compute_shaped_block_ops(const BlockGraph& b, const SearchConfig& cfg) {
-  ShapedOps r;
+ShapedOps compute_shaped_block_ops(const BlockGraph& block, const SearchConfig& cfg) {
+  ShapedOps shaped;
   for (OpKind kind : cfg.block_ops) {
     const int n = arity(kind);
-    for_each_operands(n, is_commutative(kind), b.tiles.size(), [&](int x, int y) {
-      for_each_variant(kind, b.tiles[x].shape, cfg, [&](Op op) {
+    for_each_operands(n, is_commutative(kind), block.tiles.size(), [&](int x, int y) {
+      for_each_variant(kind, block.tiles[x].shape, cfg, [&](Op op) {
         op.in = {x, y};
         Tile result;
-        if (b.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, b.tiles[x].shape, result.shape))
-          ++r.rejected;
+        if (block.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, block.tiles[x].shape, result.shape))
+          ++shaped.rejected;
         else
-          r.ops.push_back(ShapedOp::of(op, result));
+          shaped.ops.push_back(ShapedOp::of(op, result));
       });
     });
   }
-  return r;
+  return shaped;
 }
 
 }  // namespace ugs::search_detail

@@ -25,33 +25,33 @@ class Generator {
   ~Generator();
 
   State root() const;
-  // Appends the steps from s that pass the shape, order and memory checks; counts the others.
-  void candidates(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
-  State apply(const State& s, const Step& step) const {
-    State c = s;
-    apply_in_place(c, step);
-    return c;
+  // Appends the steps from `state` that pass the shape, order and memory checks; counts the others.
+  void candidates(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  State apply(const State& state, const Step& step) const {
+    State child = state;
+    apply_in_place(child, step);
+    return child;
   }
-  void apply_in_place(State& s, const Step& step) const;
+  void apply_in_place(State& state, const Step& step) const;
   // A step that appends one op (a kernel op, or a block op when a block graph is open) is taken back
   // by undo_op, so a driver can move between states in place, without copying them.
-  static void apply_op(State& s, const Op& op, expr::ExprId query);  // what apply_in_place does for one
-  static void undo_op(State& s);
-  // The μGraphs s completes: at kernel level, its open tensors matched to the program's outputs in
+  static void apply_op(State& state, const Op& op, expr::ExprId query);  // what apply_in_place does for one
+  static void undo_op(State& state);
+  // The μGraphs `state` completes: at kernel level, its open tensors matched to the program's outputs in
   // any order with equal shapes (one graph per matching order), outputs in program order.
-  void completions(const State& s, std::vector<KernelGraph>& out) const;
+  void completions(const State& state, std::vector<KernelGraph>& out) const;
 
   const KernelGraph& program() const { return program_; }
   const SearchConfig& config() const { return cfg_; }
   expr::ExprPool& pool() const { return pool_; }
 
  private:
-  void kernel_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
-  void open_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
-  void open_steps_for(const State& s, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
+  void kernel_op_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  void open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  void open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
                       PruneCounts& pruned) const;
-  void block_op_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
-  void close_steps(const State& s, std::vector<Step>& out, PruneCounts& pruned) const;
+  void block_op_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  void close_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
 
   const KernelGraph& program_;
   const SearchConfig& cfg_;

@@ -12,11 +12,11 @@ namespace ugs {
 inline constexpr expr::ExprId kNoQuery = ~expr::ExprId{0};
 
 struct State {
-  KernelGraph g;
+  KernelGraph kernel;                         // the kernel graph so far
   FixedVec<expr::ExprId, kMaxTensors> kexpr;  // per kernel tensor
   bool open = false;                          // a block graph is being built
-  BlockGraph b;                               // it, when open
-  FixedVec<expr::ExprId, kMaxTiles> bexpr;    // per tile of b
+  BlockGraph block;                           // it, when open
+  FixedVec<expr::ExprId, kMaxTiles> bexpr;    // per tile of `block`
 };
 
 struct Step {
