@@ -1,5 +1,5 @@
 // Host time of the CUDA backend's plan building (cuda/plan.h: build_plan, lowering included) per
-// candidate, no device needed. `_small` candidates run in a few µs on the device, so there the host's
+// candidate, no device needed. `_small` candidates take so little device time that there the host's
 // plan building sets the rate.
 //   bench_plan_build [--reps N] [--n N]
 //

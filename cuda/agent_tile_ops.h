@@ -297,7 +297,7 @@ struct TileOps {
 
   // Each row of the last dim divided by its rms (CPU: rms_norm_rows): the rows' rms, then their
   // divisors, in the op's `divisors`. (Preparing each divisor right where its rms is computed, in
-  // split_sums' finish, made nvcc's cicc run for more than 10 minutes on interpret.cu.)
+  // split_sums' finish, made nvcc's cicc take impractically long on interpret.cu.)
   UGS_HD void rms_norm(const TileOp& op) const {
     const FieldPair* x = tile(op.in0);
     FieldPair* out = tile(op.out);

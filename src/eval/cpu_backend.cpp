@@ -23,8 +23,9 @@ struct CpuContext final : FingerprintContext {
   std::vector<uint64_t> hashes;
 };
 
-// A program of this many field ops or more costs about ten milliseconds an evaluation on one core:
-// every full-size program of docs/design.md §7 but ntrans, and none of the _small ones (at most 2.1e6).
+// A program of this many field ops or more is slow enough to evaluate that its candidates are best
+// batched (wants_batches): every full-size program of docs/design.md §7 but ntrans, and none of the
+// _small ones (at most 2.1e6).
 constexpr int64_t kBatchesFromOps = 10'000'000;
 
 class CpuBackend final : public Backend {
@@ -34,10 +35,10 @@ class CpuBackend final : public Backend {
     with_field(setup_.field, [&](auto ar) { exp_ = exp_table<decltype(ar)>(setup_.omega); });
   }
   BackendKind kind() const override { return BackendKind::Cpu; }
-  // Candidates of milliseconds each are best evaluated side by side by the backend's threads, a batch
-  // at a time: evaluated by the search threads where they arise, a chunk's one state with many held
-  // its thread while the others waited (full gqa, 1,421 fingerprints, bfs at 2 threads: 118 s against
-  // 98 s). Small ones are better where they arise, each from its thread's last (gqa_small: 5-15%).
+  // Slow candidates are best evaluated side by side by the backend's threads, a batch at a time:
+  // evaluated by the search threads where they arise, a chunk's one state with many held its thread
+  // while the others waited. Small ones are better where they arise, each from its thread's last,
+  // which shares its first ops.
   bool wants_batches() const override { return setup_.program_ops >= kBatchesFromOps; }
   std::unique_ptr<FingerprintContext> make_context() const override { return std::make_unique<CpuContext>(); }
 

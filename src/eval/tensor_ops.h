@@ -72,10 +72,10 @@ void div_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<type
 inline constexpr int64_t kMatmulRowBlock = 4, kMatmulColumnChunk = 64;
 
 // The matmul is most of a full-size evaluation: GCC compiles it for AVX2 and AVX-512 too, and the
-// loader picks the one the CPU has (the field's column loop vectorizes over (p, q) pairs; full-size
-// mha's μGraph, wide field, one thread: 1.77 s with SSE2, 0.80 s with AVX-512). The bits are the
-// same in every version: the field is exact, and the build turns off float contraction (no FMA).
-// The helpers are inlined into each version, so that they too are compiled for its instructions.
+// loader picks the one the CPU has (the field's column loop vectorizes over (p, q) pairs, so wider
+// vectors do more of it per instruction). The bits are the same in every version: the field is exact,
+// and the build turns off float contraction (no FMA). The helpers are inlined into each version, so
+// that they too are compiled for its instructions.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
 #define UGS_VECTOR_CLONES [[gnu::target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")]]
 #define UGS_VECTOR_INLINE [[gnu::always_inline]] inline

@@ -63,11 +63,12 @@ ExprId compute_block_op_expr(ExprPool& pool, const Op& op, std::span<const ExprI
 }
 
 // Each thread's latest op expressions, in front of the pool's memo. The generator asks for one per
-// candidate op (gqa_small: 155 million asks, about a thousand distinct answers), and building one
-// factors sizes and takes one to three memo lookups in the pool; here a repeat costs a hash and a
-// compare of four words. The key holds what the two functions above read: the op, the loop range, the
-// operands' expressions, and of the shapes only operand 0's dim `op.dim` and last dim (a change there
-// must come here too; test_expr's OpExpr.FrontAnswersAsComputing compares answers over shapes that differ elsewhere).
+// candidate op, a search asks for the same few answers over and over, and building one factors sizes
+// and takes one to three memo lookups in the pool; here a repeat costs a hash and a compare of four
+// words. The key holds what the two functions above read: the op, the loop range, the operands'
+// expressions, and of the shapes only operand 0's dim `op.dim` and last dim (a change there must come
+// here too; test_expr's OpExpr.FrontAnswersAsComputing compares answers over shapes that differ
+// elsewhere).
 // The words take their fields from separate 4-byte loads: the caller's operand arrays are copies made
 // a moment before, and a wider load across two of those stores would stall on store forwarding.
 class OpExprKey {

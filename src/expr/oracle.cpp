@@ -97,7 +97,7 @@ bool Oracle::is_subexpr(ExprId e) {
 
 // Three passes: look every query up in the cache (in parallel: in a search most are hits), gather the
 // distinct misses, decide those in parallel. Only the last pass does real work, dynamically scheduled
-// because a z3 call costs a thousand times a structural decision.
+// because a z3 call costs orders of magnitude more than a structural decision.
 void Oracle::is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8_t>& answers) {
   constexpr uint8_t kMiss = 2;
   const auto n = static_cast<std::ptrdiff_t>(queries.size());

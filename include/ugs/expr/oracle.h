@@ -30,9 +30,9 @@ struct OracleConfig {
   // Wall-clock cap of one z3 call, a safety net: the resource limit below decides first, and unlike
   // time it gives the same answer on every machine and load.
   int64_t z3_timeout_ms = 1000;
-  // z3 resource units per call (z3's `rlimit`, applied per check). 200000 is about 25 ms of
-  // quantifier instantiation on the development machine: z3 proves the simple subexpressions (the
-  // paper's example) in a few ms, and what it cannot settle in this budget it rarely settles at all.
+  // z3 resource units per call (z3's `rlimit`, applied per check), a budget that does not depend on
+  // the machine: z3 proves the simple subexpressions (the paper's example) well within it, and what it
+  // cannot settle in this budget it rarely settles at all.
   uint64_t z3_rlimit = 200000;
   bool structural = true;  // false: every uncached query goes to z3 (Mirage's scheme; for comparisons)
   bool use_z3 = true;      // false: what structure cannot decide is kept without asking z3

@@ -66,7 +66,8 @@ UGS_HD constexpr uint32_t sqrt_mod(uint32_t a, uint32_t m) {
 struct LazySum {
   uint64_t v = 0;
   // A product of residues, without a branch: in the wide field the fold is then due every few terms
-  // at random, and the mispredictions made CPU matmuls 2.7 times slower than in Mirage's field.
+  // at random, and a branch there is mispredicted often enough to slow CPU matmuls down several times
+  // against Mirage's field.
   UGS_HD constexpr void add_product(uint64_t x, uint64_t fold) {
     v += x;
     v -= fold & (uint64_t{0} - (v >> 63));

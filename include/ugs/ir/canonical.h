@@ -37,7 +37,7 @@ bool operands_ordered(const Op& op);
 // The one-step canonical-order predicates the generator uses: may `op` be appended next?
 bool may_append(const BlockGraph& bg, const Op& op);
 // may_append for a block graph's first `ops` ops, asked of many ops: the generator asks it of every
-// candidate of a state (hundreds of millions in a search). The largest rank placed since each
+// candidate of every state, the search's most frequent question. The largest rank placed since each
 // position is kept, so a question is one comparison.
 class BlockAppendOrder {
  public:

@@ -43,7 +43,7 @@ inline double seconds_since(Clock::time_point t0) { return std::chrono::duration
 
 // Charges a worker's time to its phases with one clock read per switch: a depth-first step switches
 // twice (into the expression check and back), where timing each phase apart read the clock six
-// times a state (a tenth of gqa_small's dfs went to reading it).
+// times a state, and a state is cheap enough that reading the clock showed in a search's time.
 class PhaseClock {
  public:
   using Phase = double PhaseTimes::*;  // null: not running
@@ -79,8 +79,7 @@ struct alignas(64) Worker {
   PhaseClock clock;
   Clock::time_point busy_since;
   // Queries `visit` answered from the oracle's cache, told to the oracle once, after the run: a shared
-  // counter bumped per query made the threads contend (dfs-omp, 2 threads, gqa_small: expr 2.26 ->
-  // 1.10 thread-s; at 16 threads expr took 89 thread-seconds where one thread's dfs takes 1.4 s).
+  // counter bumped per query made the threads contend on its cache line, more the more threads ran.
   uint64_t expr_cache_hits = 0;
 
   std::vector<Step>& steps_at(int depth);

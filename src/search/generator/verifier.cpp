@@ -68,7 +68,7 @@ const std::vector<std::unique_ptr<Backend>>& Verifier::test_backends() const {
   return tests_;
 }
 
-// Side by side with the float64 reference (0.15 s at full size on the host): each test's backend
+// Side by side with the float64 reference (long at full size on the host): each test's backend
 // draws its inputs and evaluates the program on the device, and the float evaluator draws the float64
 // check's. Threads of their own, not an OpenMP team: a depth-first driver may call from inside its
 // team, and the reference's parallel loops should still get threads. A float evaluator that cannot be
