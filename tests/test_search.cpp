@@ -1,16 +1,20 @@
 // The generator and the depth-first strategies: the same μGraphs whatever the strategy and thread
 // count, the known μGraphs of docs/design.md §7 found again, nothing found twice, runs repeatable.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "search_util.h"
 #include "test_util.h"
+#include "ugs/eval/verify.h"
 #include "ugs/expr/op_expr.h"
+#include "ugs/io/results_file.h"
+#include "ugs/io/spaces.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/engine.h"
 #include "ugs/search/generator/generator.h"
-#include "ugs/io/results_file.h"
+#include "ugs/search/generator/mirage_space.h"
 #include "ugs/search/search.h"
 #include "ugs/util/error.h"
 
@@ -87,6 +91,20 @@ TEST(Generator, EveryReferenceIsInItsPresetsSpace) {
     const Program p = load_program(program);
     std::string why;
     EXPECT_TRUE(reference_is_reachable(p, config_for(p), test::reference(ref), &why)) << why;
+  }
+}
+
+// Mirage's space (--space mirage) holds the μGraph Mirage reports for each benchmark where the model
+// expresses it (test::kMirageReferences); LoRA's four inputs open one block graph, as Mirage's LoRA
+// config opens them.
+TEST(Generator, EveryReferenceIsInTheMirageSpace) {
+  for (const auto& [program, ref] : test::kMirageReferences) {
+    SCOPED_TRACE(ref);
+    const Program p = load_program(program);
+    SearchConfig cfg = space_config(p, Space::Mirage);
+    resolve(cfg, p.graph);
+    std::string why;
+    EXPECT_TRUE(reference_is_reachable(p, cfg, test::reference(ref), &why)) << why;
   }
 }
 
@@ -209,6 +227,139 @@ TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
   EXPECT_EQ(worker.counters.confirm_failures, 0u);
   ASSERT_EQ(worker.found.size(), 1u);
   EXPECT_EQ(structural_hash(worker.found[0]), structural_hash(ref));
+}
+
+// Every strategy dates its μGraphs: the first is no later than the best, and both fall within the run.
+TEST(Strategies, DateTheFirstAndTheBestMuGraph) {
+  const Program p = load_program("rmsnorm_linear_small");
+  const SearchConfig cfg = config_for(p, nlohmann::json::parse(kSmallSpaces[0].second));
+  for (Strategy s : {Strategy::Dfs, Strategy::DfsStatic, Strategy::DfsOmp, Strategy::Bfs}) {
+    SCOPED_TRACE(name_of(s));
+    const SearchResult result = search(p, cfg, s, 2);
+    ASSERT_FALSE(result.mugraphs.empty());
+    EXPECT_GE(result.time_to_first_s, 0.0);
+    EXPECT_LE(result.time_to_first_s, result.time_to_best_s);
+    EXPECT_LE(result.time_to_best_s, result.wall_s);
+    EXPECT_EQ(result.time_to_best_s, result.mugraphs[0].found_s);
+    const nlohmann::json stats = results_json(p, cfg, {}, result)["stats"];
+    EXPECT_EQ(stats["time_to_first_s"].get<double>(), result.time_to_first_s);
+  }
+  SearchConfig none = cfg;
+  none.max_block_graphs = 0;  // kernel ops alone cannot fuse the norm into the matmul: nothing found
+  none.kernel_ops = {OpKind::Add};
+  const SearchResult empty = search(p, none, Strategy::Dfs, 1);
+  ASSERT_TRUE(empty.mugraphs.empty());
+  EXPECT_EQ(empty.time_to_first_s, -1.0);
+  EXPECT_TRUE(results_json(p, none, {}, empty)["stats"]["time_to_best_s"].is_null());
+}
+
+// Every μGraph a search reports is equivalent under tests it never saw: fresh seeds for both fields'
+// finite-field tests and the float64 check.
+TEST(Strategies, WhatASearchFindsVerifiesUnderFreshSeeds) {
+  const Program p = load_program("rmsnorm_linear_small");
+  const SearchResult result = search(p, config_for(p), Strategy::Bfs, 2);
+  ASSERT_FALSE(result.mugraphs.empty());
+  for (const FoundGraph& found : result.mugraphs)
+    for (FieldKind field : {FieldKind::Wide, FieldKind::Mirage}) {
+      VerifyOptions opt;
+      opt.field = field;
+      opt.tests = 4;
+      opt.seed = 0x5eed0000 + found.hash % 1000;
+      EXPECT_TRUE(verify(p.graph, found.graph, opt).equivalent) << fmt::format("{:016x}", found.hash);
+    }
+}
+
+// The confirmation rejects what the fingerprint wrongly passed. O = exp(A + A) on a 1×1 input: the
+// candidate exp(A) survives the abstract-expression check (exp(A + A) = exp(A)·exp(A) holds exp(A))
+// and, in the mirage field, matches the program's one fingerprint whenever A's q-component is 0 (once
+// in q = 113 seeds); its fresh confirmation tests then fail. Seeds are tried until one does that, and
+// the run must report the failure and not the graph.
+TEST(Strategies, TheConfirmationRejectsAFingerprintsFalsePass) {
+  const Program p = parse_program(R"({"name": "exp2", "inputs": [{"name": "A", "shape": [1, 1]}],
+      "ops": [{"name": "S", "op": "add", "inputs": ["A", "A"]}, {"name": "O", "op": "exp", "inputs": ["S"]}],
+      "outputs": ["O"]})", "exp2");
+  SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"kernel_ops": ["add", "exp"], "max_block_graphs": 0,
+      "max_kernel_ops": 3})"));
+  KernelGraph wrong;
+  wrong.add_input(Shape::of({1, 1}));
+  Op exp_op;
+  exp_op.kind = OpKind::Exp;
+  exp_op.in = {0, -1};
+  wrong.add_op(exp_op);
+  const int32_t out[] = {1};
+  ASSERT_EQ(wrong.set_outputs(out), Verdict::Ok);
+  bool rejected = false;
+  for (uint64_t seed = 1; seed < 2000 && !rejected; ++seed)
+    for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {
+      RunOptions opt;
+      opt.strategy = s;
+      opt.threads = 2;
+      opt.field = FieldKind::Mirage;
+      opt.seed = seed;
+      const SearchResult result = run_search(p.graph, cfg, opt);
+      EXPECT_FALSE(hashes(result).count(structural_hash(wrong))) << "seed " << seed;
+      if (result.totals.confirm_failures == 0) break;  // this seed's fingerprint told them apart
+      SCOPED_TRACE(seed);
+      EXPECT_EQ(result.totals.fingerprint_passes, result.totals.verified + result.totals.confirm_failures);
+      EXPECT_FALSE(result.mugraphs.empty());  // exp(A + A) itself
+      rejected = s == Strategy::Bfs;
+    }
+  EXPECT_TRUE(rejected) << "no seed below 2000 made the fingerprint pass exp(A) for exp(A + A)";
+}
+
+// A config under which nothing can be searched is refused, naming the key, rather than searched.
+TEST(Config, AConfigThatEmptiesTheSpaceIsRefused) {
+  const Program p = load_program("rmsnorm_linear_small");
+  for (const char* empty : {R"({"loop_ranges": []})", R"({"grids": [], "tile_sizes": []})",
+                            R"({"kernel_ops": [], "block_ops": []})", R"({"kernel_ops": [], "max_block_graphs": 0})"}) {
+    SCOPED_TRACE(empty);
+    SearchConfig cfg;
+    apply_config_json(cfg, nlohmann::json::parse(empty), "empty.json");
+    EXPECT_THROW(resolve(cfg, p.graph), InputError);
+  }
+  SearchConfig kernel_only;  // no block graph, but kernel ops: a space
+  apply_config_json(kernel_only, nlohmann::json::parse(R"({"max_block_graphs": 0})"), "ok.json");
+  EXPECT_NO_THROW(resolve(kernel_only, p.graph));
+}
+
+// The named spaces: preset narrows, open is the defaults, mirage is Mirage's generator under the
+// program's named config, each recorded in the config.
+TEST(Config, SpacesBuildTheirConfigs) {
+  const Program gqa = load_program("gqa_small");
+  EXPECT_EQ(default_space(gqa), Space::Preset);
+  EXPECT_EQ(space_config(gqa, Space::Preset).max_block_ops, 8);
+  EXPECT_EQ(config_to_json(space_config(gqa, Space::Open))["space"], "open");
+  SearchConfig mirage = space_config(gqa, Space::Mirage);
+  EXPECT_EQ(config_to_json(mirage)["grids"], "mirage_attention");
+  EXPECT_EQ(mirage.max_block_graphs, 2);
+  EXPECT_EQ(mirage.grid_blocks, (std::array<int32_t, 2>{2, 256}));  // scaled as gqa_small is
+  resolve(mirage, gqa.graph);
+  SearchConfig back;
+  apply_config_json(back, config_to_json(mirage), "round trip");
+  EXPECT_EQ(config_to_json(back), config_to_json(mirage));
+  const Program user = parse_program(R"({"inputs": [{"name": "A", "shape": [4, 4]}],
+      "ops": [{"name": "O", "op": "exp", "inputs": ["A"]}], "outputs": ["O"]})", "user");
+  EXPECT_EQ(default_space(user), Space::Open);
+  EXPECT_THROW(space_config(user, Space::Preset), InputError);
+  EXPECT_EQ(space_config(user, Space::Mirage).block_inputs, InputRule::Mirage);
+}
+
+// Mirage's grid rule: 1-D splits of every input dim into tiles of 8 to 256, within the window of
+// blocks, and for attention the 2-D grids over the batch and (b, 16, 4); then (b, 1, 1).
+TEST(Config, MirageGridsFollowItsRule) {
+  std::vector<Dim3> grids;
+  const Shape x = Shape::of({2, 4096}), w = Shape::of({4096, 6144});
+  const Shape pair[] = {x, w};
+  mirage_grids(pair, false, {32, 4096}, grids);
+  for (Dim3 g : {Dim3{512, 1, 1}, Dim3{32, 1, 1}, Dim3{768, 1, 1}, Dim3{48, 1, 1}, Dim3{2, 1, 1}})
+    EXPECT_NE(std::find(grids.begin(), grids.end(), g), grids.end()) << g[0];
+  for (Dim3 g : {Dim3{16, 1, 1}, Dim3{24, 1, 1}, Dim3{4096, 1, 1}})  // too few blocks, or too small a tile
+    EXPECT_EQ(std::find(grids.begin(), grids.end(), g), grids.end()) << g[0];
+  const Shape q = Shape::of({2, 256, 64}), k = Shape::of({2, 64, 4096}), v = Shape::of({2, 4096, 64});
+  const Shape three[] = {q, k, v};
+  mirage_grids(three, true, {32, 4096}, grids);
+  for (Dim3 g : {Dim3{2, 16, 4}, Dim3{2, 16, 1}, Dim3{2, 512, 1}, Dim3{2, 1, 1}})
+    EXPECT_NE(std::find(grids.begin(), grids.end(), g), grids.end()) << g[1];
 }
 
 TEST(Config, RoundTripsThroughJsonAndRejectsBadKeys) {

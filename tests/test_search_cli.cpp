@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +49,39 @@ TEST(SearchCli, WritesTheResultsFile) {
     last = m["cost"]["estimated_us"].get<double>();
   }
   EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+}
+
+// --space: the run records its space; mirage lists what the model cannot express; a preset space
+// for a program without one, or a config that empties the space, is refused with one line, exit 2.
+TEST(SearchCli, SpacesAreNamedRecordedAndRefusedWhenEmpty) {
+  const std::string dir = test::temp_dir();
+  const test::RunResult preset = test::run_ugsearch({"search", "rmsnorm_linear_small", "--quiet", "--out", dir + "/p.json"});
+  ASSERT_EQ(preset.status, 0) << preset.err;
+  EXPECT_EQ(json::parse(read_file(dir + "/p.json"))["run"]["space"], "preset");
+  const test::RunResult mirage = test::run_ugsearch(
+      {"search", "rmsnorm_linear_small", "--space", "mirage", "--strategy", "bfs", "--threads", "2", "--quiet",
+       "--out", dir + "/m.json"});
+  ASSERT_EQ(mirage.status, 0) << mirage.err;
+  const json doc = json::parse(read_file(dir + "/m.json"));
+  EXPECT_EQ(doc["run"]["space"], "mirage");
+  EXPECT_EQ(doc["config"]["space"], "mirage");
+  EXPECT_EQ(doc["config"]["block_inputs"], "mirage");
+  EXPECT_FALSE(doc["run"]["space_not_covered"].empty());
+  EXPECT_TRUE(hashes(doc).count("f23aae002a3665be"));  // the reference μGraph: in Mirage's space too
+  EXPECT_GE(doc["stats"]["time_to_best_s"].get<double>(), doc["stats"]["time_to_first_s"].get<double>());
+  const std::string program = dir + "/plain.json";
+  std::ofstream(program) << R"({"inputs": [{"name": "A", "shape": [4, 4]}],
+      "ops": [{"name": "O", "op": "exp", "inputs": ["A"]}], "outputs": ["O"]})";
+  const test::RunResult no_preset = test::run_ugsearch({"search", program, "--space", "preset", "--out", dir + "/x.json"});
+  EXPECT_EQ(no_preset.status, 2);
+  EXPECT_NE(no_preset.err.find("no \"search\" preset"), std::string::npos) << no_preset.err;
+  std::ofstream(dir + "/empty.json") << R"({"loop_ranges": []})";
+  const test::RunResult empty =
+      test::run_ugsearch({"search", "rmsnorm_linear_small", "--config", dir + "/empty.json", "--out", dir + "/y.json"});
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("loop_ranges"), std::string::npos) << empty.err;
+  EXPECT_EQ(std::count(empty.err.begin(), empty.err.end(), '\n'), 1) << empty.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/y.json"));
 }
 
 TEST(SearchCli, TimeLimitExits3WithAPartialSubset) {

@@ -11,6 +11,7 @@
 #include "stop_signals.h"
 #include "ugs/io/checkpoint_files.h"
 #include "ugs/io/results_file.h"
+#include "ugs/io/spaces.h"
 #include "ugs/search/distributed/comm.h"
 #include "ugs/util/error.h"
 #include "ugs/util/files.h"
@@ -21,7 +22,7 @@ namespace {
 
 struct Opts {
   std::string program, strategy = "dfs", backend = "auto", field = "wide", config, out = "results.json";
-  std::string dedup = "structural", checkpoint, resume;
+  std::string dedup = "structural", checkpoint, resume, space;
   int64_t memory_limit = 0;
   int threads = 1;
   uint64_t seed = 1;
@@ -30,15 +31,26 @@ struct Opts {
   bool quiet = false;
 };
 
-// Defaults, then the program's preset, then --config, then the flags.
+// The space's config (--space, else the --config file's "space", else the program's default), then
+// --config, then the flags.
 SearchConfig config_of(const Opts& args, const Program& program) {
-  SearchConfig cfg;
-  if (!program.search_preset.is_null()) apply_config_json(cfg, program.search_preset, program.name + " (preset)");
+  nlohmann::json file = nlohmann::json::object();
   if (!args.config.empty()) {
-    const auto j = nlohmann::json::parse(read_file(args.config), nullptr, false);
-    if (j.is_discarded()) throw InputError(args.config + ": not valid JSON; check brackets, commas and quotes");
-    apply_config_json(cfg, j, args.config);
+    file = nlohmann::json::parse(read_file(args.config), nullptr, false);
+    if (file.is_discarded()) throw InputError(args.config + ": not valid JSON; check brackets, commas and quotes");
+    if (!file.is_object()) throw InputError(args.config + ": a search config must be a JSON object");
   }
+  Space space = default_space(program);
+  if (!args.space.empty()) {
+    space = *space_from_name(args.space);
+  } else if (file.contains("space")) {
+    SearchConfig probe;
+    apply_config_json(probe, {{"space", file["space"]}}, args.config);
+    space = probe.space;
+  }
+  SearchConfig cfg = space_config(program, space);
+  if (!args.config.empty()) apply_config_json(cfg, file, args.config);
+  cfg.space = space;
   if (args.max_kernel_ops) apply_config_json(cfg, {{"max_kernel_ops", args.max_kernel_ops}}, "--max-kernel-ops");
   if (args.max_block_ops) apply_config_json(cfg, {{"max_block_ops", args.max_block_ops}}, "--max-block-ops");
   resolve(cfg, program.graph);
@@ -172,7 +184,11 @@ Verb add_search(CLI::App& app) {
       ->check(CLI::IsMember({"wide", "mirage"}))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the fingerprint and confirmation tests")->capture_default_str();
-  cmd->add_option("--config", args->config, "Search config file (JSON), applied over the program's preset");
+  cmd->add_option("--space", args->space,
+                  "Search space: preset (the program's, the default when it has one), open (the defaults), "
+                  "mirage (Mirage's generator)")
+      ->check(CLI::IsMember({"preset", "open", "mirage"}));
+  cmd->add_option("--config", args->config, "Search config file (JSON), applied over the space's config");
   cmd->add_option("--max-kernel-ops", args->max_kernel_ops, "Kernel-level ops, counting inputs")
       ->check(CLI::Range(1, 16));
   cmd->add_option("--max-block-ops", args->max_block_ops, "Block-level ops, counting loaders")
@@ -189,7 +205,12 @@ Verb add_search(CLI::App& app) {
   cmd->add_option("--resume", args->resume, "bfs: continue the run whose checkpoint is in this directory");
   cmd->add_option("--out", args->out, "Results file")->capture_default_str();
   cmd->add_flag("--quiet", args->quiet, "No progress line and no summary");
-  cmd->footer("Ctrl-C (SIGINT) or SIGTERM stops a search as --time-limit does: the results so far are written,\n"
+  cmd->footer("Spaces: `preset` narrows the search to what the program's \"search\" preset names; `open` tries\n"
+              "every op, map and derived grid within the default limits; `mirage` reproduces Mirage's generator\n"
+              "(limits, op lists, its one choice of opening inputs, its grid rule, imap/fmap/omap lists) under\n"
+              "the config the program's Mirage benchmark uses; what this model cannot express is listed in the\n"
+              "results (run.space_not_covered). docs/search.md tells each.\n\n"
+              "Ctrl-C (SIGINT) or SIGTERM stops a search as --time-limit does: the results so far are written,\n"
               "marked partial, and bfs leaves its checkpoint (exit 130 or 143); a second signal ends it at once.\n\n"
               "Search config keys (JSON, --config):\n" + config_reference());
   return {cmd, [args] { return run(*args); }};

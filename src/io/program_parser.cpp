@@ -28,8 +28,8 @@ class Parser {
     if (doc.is_discarded()) fail("not valid JSON; check brackets, commas and quotes");
     if (!doc.is_object()) fail("a program must be a JSON object with inputs, ops and outputs");
     for (const auto& [key, _] : doc.items())
-      if (key != "name" && key != "inputs" && key != "ops" && key != "outputs" && key != "search")
-        fail("unknown key '" + key + "' (a program has name, inputs, ops, outputs, search)");
+      if (key != "name" && key != "inputs" && key != "ops" && key != "outputs" && key != "search" && key != "mirage")
+        fail("unknown key '" + key + "' (a program has name, inputs, ops, outputs, search, mirage)");
     prog_.source = doc;
     prog_.name = origin_;
     if (doc.contains("name")) {
@@ -40,6 +40,7 @@ class Parser {
       if (!doc["search"].is_object()) fail("'search' must be an object (a search config preset)");
       prog_.search_preset = doc["search"];
     }
+    if (doc.contains("mirage")) parse_mirage(doc["mirage"]);
     parse_inputs(array_of(doc, "inputs"));
     parse_ops(array_of(doc, "ops"));
     parse_outputs(array_of(doc, "outputs"));
@@ -48,6 +49,22 @@ class Parser {
   }
 
  private:
+  // {"config": "default" | "mlp" | "lora" | "attention", "scale": N (optional, default 1)}.
+  void parse_mirage(const json& mirage) {
+    const std::string form = "'mirage' must be {\"config\": \"default\"|\"mlp\"|\"lora\"|\"attention\", \"scale\": N}";
+    if (!mirage.is_object() || !mirage.contains("config") || !mirage["config"].is_string()) fail(form);
+    for (const auto& [key, _] : mirage.items())
+      if (key != "config" && key != "scale") fail(form + "; unknown key '" + key + "'");
+    const auto config = mirage_config_from_name(mirage["config"].get<std::string>());
+    if (!config) fail(form + "; unknown config '" + mirage["config"].get<std::string>() + "'");
+    prog_.mirage_config = *config;
+    if (mirage.contains("scale")) {
+      const json& scale = mirage["scale"];
+      if (!scale.is_number_integer() || scale.get<int64_t>() < 1 || scale.get<int64_t>() > 4096) fail(form + "; scale from 1 to 4096");
+      prog_.mirage_scale = static_cast<int32_t>(scale.get<int64_t>());
+    }
+  }
+
   [[noreturn]] void fail(const std::string& msg) const { throw InputError(origin_ + ": " + msg); }
   [[noreturn]] void fail_op(const std::string& name, const std::string& kind, const std::string& msg) const {
     fail("op '" + name + "'" + (kind.empty() ? "" : " (" + kind + ")") + ": " + msg);

@@ -5,6 +5,7 @@
 #include "ugs/cost/cost_json.h"
 #include "ugs/cost/plans.h"
 #include "ugs/io/mugraph_json.h"
+#include "ugs/search/generator/mirage_space.h"
 
 namespace ugs {
 namespace {
@@ -65,6 +66,8 @@ json stats_json(const SearchResult& result) {
           {"duplicates", result.duplicates},
           {"middle_states", result.middle_states},
           {"wall_s", result.wall_s},
+          {"time_to_first_s", result.time_to_first_s < 0 ? json() : json(result.time_to_first_s)},
+          {"time_to_best_s", result.time_to_best_s < 0 ? json() : json(result.time_to_best_s)},
           {"phase_s",
            {{"expand", totals.phase_s.expand}, {"expr", totals.phase_s.expr},
             {"fingerprint", totals.phase_s.fingerprint}, {"dedup", totals.phase_s.dedup},
@@ -100,7 +103,10 @@ json results_json(const Program& program, const SearchConfig& cfg, const RunOpti
             {"backend", name_of(result.backend)}, {"field", name_of(opt.field)}, {"seed", opt.seed},
             {"cost_gpu", opt.cost_gpu}, {"partial", result.partial}, {"time_limit_s", opt.time_limit_s},
             {"dedup", name_of(opt.dedup)}, {"memory_limit_mib", opt.memory_limit_mib},
-            {"device", result.device}, {"version", kVersion}}},
+            {"device", result.device}, {"space", name_of(cfg.space)},
+            {"space_not_covered",
+             cfg.space == Space::Mirage ? json(mirage_not_covered(program.mirage_config)) : json::array()},
+            {"version", kVersion}}},
           {"program", program.source},
           {"config", config_to_json(cfg)},
           {"plans", plans_json(program.graph, *gpu_preset(opt.cost_gpu))},

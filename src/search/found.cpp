@@ -10,6 +10,7 @@ void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& r
   for (const FoundGraph& entry : all) {
     if (!result.mugraphs.empty() && result.mugraphs.back().hash == entry.hash) {
       ++result.duplicates;
+      result.mugraphs.back().found_s = std::min(result.mugraphs.back().found_s, entry.found_s);
       continue;
     }
     result.mugraphs.push_back(entry);
@@ -17,6 +18,11 @@ void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& r
   }
   std::sort(result.mugraphs.begin(), result.mugraphs.end(),
             [](const FoundGraph& a, const FoundGraph& b) { return ranks_before(a.cost, a.hash, b.cost, b.hash); });
+  result.time_to_first_s = result.time_to_best_s = -1;
+  if (result.mugraphs.empty()) return;
+  result.time_to_best_s = result.mugraphs[0].found_s;
+  result.time_to_first_s = result.time_to_best_s;
+  for (const FoundGraph& found : result.mugraphs) result.time_to_first_s = std::min(result.time_to_first_s, found.found_s);
 }
 
 }  // namespace ugs::search_detail

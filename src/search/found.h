@@ -7,8 +7,8 @@
 
 namespace ugs::search_detail {
 
-// Found μGraphs (hashed) into result.mugraphs: deduplicated by hash (result.duplicates counts the rest),
-// priced, sorted best first.
+// Found μGraphs (hashed and dated) into result.mugraphs: deduplicated by hash (result.duplicates counts
+// the rest; the earliest date stays), priced, sorted best first; and the times to the first and the best.
 void list_found(std::vector<FoundGraph> all, const GpuSpec& gpu, SearchResult& result);
 
 }  // namespace ugs::search_detail

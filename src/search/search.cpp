@@ -51,18 +51,27 @@ RankStats rank_stats(const Comm& comm, const SearchResult& result) {
   return stats;
 }
 
+// A worker's μGraphs, dated in seconds into the run: `before` (what a resumed run's checkpoint had
+// already run) plus the time since `start`; those without a date (a checkpoint's), at `before`.
+void add_found(const Worker& worker, Clock::time_point start, double before, std::vector<FoundGraph>& all) {
+  for (size_t i = 0; i < worker.found.size(); ++i) {
+    const double since =
+        i < worker.found_at.size() ? std::chrono::duration<double>(worker.found_at[i] - start).count() : 0.0;
+    all.push_back({worker.found[i], structural_hash(worker.found[i]), {}, before + since});
+  }
+}
+
 // All workers' μGraphs and counters.
-void gather(const std::deque<Worker>& workers, const Worker& collector, const GpuSpec& gpu, SearchResult& result) {
+void gather(const std::deque<Worker>& workers, const Worker& collector, const GpuSpec& gpu, Clock::time_point start,
+            SearchResult& result) {
   for (const Worker* worker : {&collector}) result.totals += worker->counters;
   for (const Worker& worker : workers) {
     result.totals += worker.counters;
     result.workers.push_back(worker.counters);
   }
   std::vector<FoundGraph> all;
-  for (const Worker* worker : {&collector})
-    for (const KernelGraph& g : worker->found) all.push_back({g, structural_hash(g), {}});
-  for (const Worker& worker : workers)
-    for (const KernelGraph& g : worker.found) all.push_back({g, structural_hash(g), {}});
+  add_found(collector, start, result.wall_s, all);
+  for (const Worker& worker : workers) add_found(worker, start, result.wall_s, all);
   search_detail::list_found(std::move(all), gpu, result);
 }
 
@@ -93,7 +102,7 @@ std::string_view name_of(Dedup d) {
 }
 
 SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, const RunOptions& opt) {
-  const auto t0 = Clock::now();
+  const auto start = Clock::now();
   expr::ExprPool pool;
   const std::vector<expr::ExprId> targets = expr::output_exprs(pool, program);
   const bool ranks = opt.comm && opt.comm->size() > 1;
@@ -136,7 +145,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
         break;
     }
   }
-  gather(workers, collector, *gpu_preset(opt.cost_gpu), result);
+  gather(workers, collector, *gpu_preset(opt.cost_gpu), start, result);
   uint64_t hits = collector.expr_cache_hits;
   for (const Worker& worker : workers) hits += worker.expr_cache_hits;
   oracle.add_cache_hits(hits);
@@ -144,7 +153,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   result.partial = stop.load();
   result.backend = verifier.backend().kind();
   result.device = verifier.backend().device();
-  result.wall_s += seconds_since(t0);
+  result.wall_s += seconds_since(start);
   result.peak_rss_mib = peak_rss_mib();
   if (ranks) search_detail::merge_ranks(*opt.comm, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, result), result);
   return result;

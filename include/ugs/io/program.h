@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ugs/ir/graph.h"
+#include "ugs/search/generator/mirage_space.h"
 
 namespace ugs {
 
@@ -17,6 +18,10 @@ struct Program {
   KernelGraph graph;                      // inputs, predefined ops, outputs
   nlohmann::json source;                  // the program as read
   nlohmann::json search_preset;           // its recommended search config ("search"), or null
+  // How Mirage's benchmark searches it ("mirage": {"config": NAME, "scale": N}): the named config,
+  // and how many times smaller than that benchmark's shapes its large dims are.
+  MirageConfig mirage_config = MirageConfig::Default;
+  int32_t mirage_scale = 1;
 
   const std::string& input_name(int i) const { return tensor_names[i]; }
 };

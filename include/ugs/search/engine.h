@@ -73,6 +73,8 @@ struct alignas(64) Worker {
   int id = 0;
   Counters counters;
   std::vector<KernelGraph> found;            // confirmed μGraphs
+  std::vector<Clock::time_point> found_at;   // when each was confirmed (record()); the μGraphs a
+                                             // resumed bfs's checkpoint brought have none
   std::atomic<uint64_t> progress{0};         // states, for the progress line
   std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
   std::vector<KernelGraph> completions;      // scratch
@@ -83,6 +85,11 @@ struct alignas(64) Worker {
   uint64_t expr_cache_hits = 0;
 
   std::vector<Step>& steps_at(int depth);
+  // A confirmed μGraph, dated now.
+  void record(const KernelGraph& graph) {
+    found.push_back(graph);
+    found_at.push_back(Clock::now());
+  }
   void phase(PhaseClock::Phase p) { clock.to(counters.phase_s, p); }
   // Where a driver gives the thread work and takes it away: busy time, and the clock running in expand.
   void start_work() { busy_since = clock.to(counters.phase_s, &PhaseTimes::expand); }

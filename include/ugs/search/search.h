@@ -81,6 +81,7 @@ struct FoundGraph {
   KernelGraph graph;
   uint64_t hash = 0;
   Cost cost;
+  double found_s = 0;  // seconds into the run when it was first confirmed
 };
 
 // bfs: thread-seconds its threads spent waiting, by where (results stats.idle_s). In a parallel region
@@ -104,6 +105,9 @@ struct SearchResult {
   uint64_t duplicates = 0;  // results found more than once (a generator bug if ever non-zero)
   uint64_t middle_states = 0;  // dfs-static: states dealt to the threads
   double wall_s = 0, peak_rss_mib = 0;
+  // When the first μGraph was confirmed, and the best one (the first of `mugraphs`), in seconds into
+  // the run; -1 without μGraphs. A resumed run dates what its checkpoint brought at the checkpoint.
+  double time_to_first_s = -1, time_to_best_s = -1;
   bool partial = false;  // stopped by the time limit
   BackendKind backend = BackendKind::Cpu;  // the fingerprint backend that ran
   std::string device;                      // and the device it ran on (empty: the CPU)

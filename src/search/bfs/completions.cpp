@@ -116,7 +116,7 @@ void Completions::confirm_run(size_t j) {
       continue;
     }
     ++worker.counters.verified;
-    worker.found.push_back(*graphs_[k]);
+    worker.record(*graphs_[k]);
     verified_[owner_[k]] = 1;
     break;
   }

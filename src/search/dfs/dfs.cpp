@@ -42,7 +42,7 @@ bool verify_completions(const Engine& engine, std::span<const KernelGraph> compl
       continue;
     }
     ++worker.counters.verified;
-    worker.found.push_back(candidate);
+    worker.record(candidate);
     found = true;
     break;
   }

@@ -23,7 +23,10 @@ std::string pack(const SearchResult& result, const RankStats& me) {
   out.put(result.peak_frontier_mib);
   out.put(result.chunks);
   out.put(static_cast<uint64_t>(result.mugraphs.size()));
-  for (const FoundGraph& f : result.mugraphs) out.put(f.graph);
+  for (const FoundGraph& found : result.mugraphs) {
+    out.put(found.graph);
+    out.put(found.found_s);  // in the rank's own run, which began with every other's
+  }
   return out.take();
 }
 
@@ -52,8 +55,9 @@ void unpack(const std::string& msg, SearchResult& result, std::vector<FoundGraph
   result.chunks = std::max(result.chunks, in.get<uint64_t>());  // equal on every rank: levels advance together
   const auto n = in.get<uint64_t>();
   for (uint64_t i = 0; i < n; ++i) {
-    const auto g = in.get<KernelGraph>();
-    found.push_back({g, structural_hash(g), {}});
+    const auto graph = in.get<KernelGraph>();
+    const auto found_s = in.get<double>();
+    found.push_back({graph, structural_hash(graph), {}, found_s});
   }
 }
 

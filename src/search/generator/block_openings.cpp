@@ -1,9 +1,11 @@
-// Opening a block graph: inputs (a combination of kernel tensors) × grid × loop range × per-input
-// (imap, fmap), enumerated as one product.
+// Opening a block graph: inputs (a combination of kernel tensors, or Mirage's one choice) × grid
+// (listed, or from Mirage's rule over the inputs) × loop range × per-input (imap, fmap), enumerated
+// as one product.
 #include "search/generator/enumerate.h"
 #include "search/generator/reach.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/generator/generator.h"
+#include "ugs/search/generator/mirage_space.h"
 
 namespace ugs {
 
@@ -47,6 +49,13 @@ void Generator::open_steps(const State& state, std::vector<Step>& out, PruneCoun
   if (kernel.blocks.size() >= cfg_.max_block_graphs || kernel.num_inputs + kernel.ops.size() >= cfg_.max_kernel_ops)
     return;
   const int n = kernel.num_tensors();
+  if (cfg_.block_inputs != InputRule::Subsets) {  // Mirage's rule: one choice of inputs
+    FixedVec<int32_t, kMaxBlockInputs> ins;
+    const int first = n == 3 || (n == 4 && cfg_.block_inputs == InputRule::MirageLora) ? 0 : std::max(0, n - 2);
+    for (int t = first; t < n; ++t) ins.push_back(t);
+    if (ins.size() <= cfg_.max_block_inputs) open_steps_for(state, ins, out, pruned);
+    return;
+  }
   for (int k = 1; k <= std::min<int64_t>(cfg_.max_block_inputs, n); ++k) {
     FixedVec<int32_t, kMaxBlockInputs> ins;
     for (int i = 0; i < k; ++i) ins.push_back(i);
@@ -77,7 +86,13 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
     ++pruned.reach;
     return;
   }
-  for (const Dim3& grid : cfg_.grids) {
+  std::vector<Dim3> derived;  // Mirage's grid rules: from the inputs' dims
+  if (cfg_.grid_rule != GridRule::Listed) {
+    FixedVec<Shape, kMaxBlockInputs> shapes;
+    for (int32_t t : ins) shapes.push_back(state.kernel.shape(t));
+    mirage_grids(shapes.span(), cfg_.grid_rule == GridRule::MirageAttention, cfg_.grid_blocks, derived);
+  }
+  for (const Dim3& grid : cfg_.grid_rule == GridRule::Listed ? cfg_.grids : derived) {
     for (int32_t loop : cfg_.loop_ranges) {
       std::array<std::vector<LoaderChoice>, kMaxBlockInputs> choices;
       FixedVec<int, kMaxBlockInputs> radix;

@@ -11,6 +11,34 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::pair<Space, std::string_view> kSpaces[] = {
+    {Space::Preset, "preset"}, {Space::Open, "open"}, {Space::Mirage, "mirage"}};
+constexpr std::pair<InputRule, std::string_view> kInputRules[] = {
+    {InputRule::Subsets, "subsets"}, {InputRule::Mirage, "mirage"}, {InputRule::MirageLora, "mirage_lora"}};
+constexpr std::pair<GridRule, std::string_view> kGridRules[] = {
+    {GridRule::Mirage, "mirage"}, {GridRule::MirageAttention, "mirage_attention"}};
+
+template <class E, size_t N>
+std::optional<E> from_name(const std::pair<E, std::string_view> (&names)[N], std::string_view name) {
+  for (const auto& [value, n] : names)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+template <class E, size_t N>
+std::string_view to_name(const std::pair<E, std::string_view> (&names)[N], E value) {
+  for (const auto& [v, n] : names)
+    if (v == value) return n;
+  return "?";
+}
+
+template <class E, size_t N>
+std::string name_list(const std::pair<E, std::string_view> (&names)[N]) {
+  std::string list;
+  for (const auto& [v, n] : names) list += (list.empty() ? "\"" : ", \"") + std::string(n) + "\"";
+  return list;
+}
+
 std::vector<OpKind> kinds_where(bool block) {
   std::vector<OpKind> kinds;
   for (int i = 0; i < kNumOpKinds; ++i) {
@@ -51,7 +79,8 @@ std::vector<OpKind> op_list(const json& value, const std::string& origin, const 
 
 std::vector<Dim3> grid_list(const json& value, const std::string& origin) {
   if (value.is_string() && value.get<std::string>() == "auto") return {};
-  if (!value.is_array()) bad(origin, "grids", "must be \"auto\" or an array of [x, y, z]");
+  if (!value.is_array())
+    bad(origin, "grids", "must be \"auto\", \"mirage\", \"mirage_attention\" or an array of [x, y, z]");
   std::vector<Dim3> grids;
   for (const json& entry : value) {
     const std::vector<int32_t> d = int_list(entry, origin, "grids", 1);
@@ -96,9 +125,21 @@ json op_names(const std::vector<OpKind>& ks) {
   return r;
 }
 
+// A string key's value among `names`.
+template <class E, size_t N>
+E named(const std::pair<E, std::string_view> (&names)[N], const json& value, const std::string& origin,
+        const std::string& key) {
+  const auto found = value.is_string() ? from_name(names, value.get<std::string>()) : std::nullopt;
+  if (!found) bad(origin, key, "must be one of " + name_list(names));
+  return *found;
+}
+
 }  // namespace
 
 SearchConfig::SearchConfig() : kernel_ops(kinds_where(false)), block_ops(kinds_where(true)) {}
+
+std::optional<Space> space_from_name(std::string_view name) { return from_name(kSpaces, name); }
+std::string_view name_of(Space space) { return to_name(kSpaces, space); }
 
 void apply_config_json(SearchConfig& cfg, const json& doc, const std::string& origin) {
   if (!doc.is_object()) throw InputError(origin + ": a search config must be a JSON object");
@@ -117,7 +158,17 @@ void apply_config_json(SearchConfig& cfg, const json& doc, const std::string& or
     } else if (key == "block_ops") {
       cfg.block_ops = op_list(value, origin, key, true);
     } else if (key == "grids") {
-      cfg.grids = grid_list(value, origin);
+      const auto rule = value.is_string() ? from_name(kGridRules, value.get<std::string>()) : std::nullopt;
+      cfg.grid_rule = rule.value_or(GridRule::Listed);
+      cfg.grids = rule ? std::vector<Dim3>{} : grid_list(value, origin);
+    } else if (key == "grid_blocks") {
+      const std::vector<int32_t> window = int_list(value, origin, key, 1);
+      if (window.size() != 2 || window[0] > window[1]) bad(origin, key, "must be [fewest, most] blocks");
+      cfg.grid_blocks = {window[0], window[1]};
+    } else if (key == "block_inputs") {
+      cfg.block_inputs = named(kInputRules, value, origin, key);
+    } else if (key == "space") {
+      cfg.space = named(kSpaces, value, origin, key);
     } else if (key == "loop_ranges") {
       cfg.loop_ranges = int_list(value, origin, key, 1);
     } else if (key == "tile_sizes") {
@@ -146,7 +197,12 @@ json config_to_json(const SearchConfig& cfg) {
 #undef UGS_X
   doc["kernel_ops"] = op_names(cfg.kernel_ops);
   doc["block_ops"] = op_names(cfg.block_ops);
-  doc["grids"] = cfg.grids.empty() ? json("auto") : json(cfg.grids);
+  doc["space"] = name_of(cfg.space);
+  doc["block_inputs"] = to_name(kInputRules, cfg.block_inputs);
+  doc["grids"] = cfg.grid_rule != GridRule::Listed ? json(to_name(kGridRules, cfg.grid_rule))
+                 : cfg.grids.empty()                ? json("auto")
+                                                    : json(cfg.grids);
+  doc["grid_blocks"] = cfg.grid_blocks;
   doc["loop_ranges"] = cfg.loop_ranges;
   doc["tile_sizes"] = cfg.tile_sizes;
   doc["fold_sizes"] = cfg.fold_sizes.empty() ? json("auto") : json(cfg.fold_sizes);
@@ -156,6 +212,24 @@ json config_to_json(const SearchConfig& cfg) {
   doc["float_tolerance"] = cfg.float_tolerance;
   return doc;
 }
+
+namespace {
+
+// A config under which no search can happen is refused rather than searched to an empty result.
+void check_not_empty(const SearchConfig& cfg) {
+  const bool blocks = cfg.max_block_graphs > 0 && !cfg.block_ops.empty();
+  if (blocks && cfg.loop_ranges.empty())
+    throw InputError("search config: 'loop_ranges' is empty, so no block graph can open; give at least one "
+                     "loop range (1 means no loop)");
+  if (blocks && cfg.grid_rule == GridRule::Listed && cfg.grids.empty())
+    throw InputError("search config: no grid to try ('grids' is empty and 'tile_sizes' split no dim of the "
+                     "program); give 'grids' or 'tile_sizes'");
+  if (cfg.kernel_ops.empty() && !blocks)
+    throw InputError("search config: no step is possible ('kernel_ops' is empty and no block graph can be "
+                     "built: 'block_ops' is empty or 'max_block_graphs' is 0)");
+}
+
+}  // namespace
 
 // Derived grids: a non-batch dim of size s of a program tensor split into s / t blocks for each tile
 // size t (at least 2 blocks); a batch dim (the first of a rank-3+ tensor) gives (b, 1, 1) and, with
@@ -177,7 +251,7 @@ void resolve(SearchConfig& cfg, const KernelGraph& program) {
   for (int32_t o : program.outputs)
     for (int d = 0; d < program.shape(o).rank; ++d)
       if (program.shape(o).d[d] > 1) folds.insert(program.shape(o).d[d]);
-  if (cfg.grids.empty()) {
+  if (cfg.grids.empty() && cfg.grid_rule == GridRule::Listed) {
     std::set<Dim3> grids;
     for (int32_t n : splits) grids.insert({n, 1, 1});
     for (int32_t b : batches) {
@@ -187,6 +261,7 @@ void resolve(SearchConfig& cfg, const KernelGraph& program) {
     cfg.grids.assign(grids.begin(), grids.end());
   }
   if (cfg.fold_sizes.empty()) cfg.fold_sizes.assign(folds.begin(), folds.end());
+  check_not_empty(cfg);
 }
 
 std::string config_reference() {
@@ -196,7 +271,12 @@ std::string config_reference() {
   UGS_SEARCH_OPTIONS(UGS_X)
 #undef UGS_X
   text += "  kernel_ops, block_ops: op names tried (default: all)\n";
-  text += "  grids: [[x, y, z], ...] or \"auto\" (splits of the program's dims by tile_sizes, and batch dims)\n";
+  text += "  space: \"preset\", \"open\" or \"mirage\" (chosen by --space, recorded here)\n";
+  text += "  grids: [[x, y, z], ...], \"auto\" (splits of the program's dims by tile_sizes, and batch dims), or\n"
+          "    \"mirage\" / \"mirage_attention\" (Mirage's rule over each opening's inputs, within grid_blocks)\n";
+  text += "  grid_blocks (default [32, 4096]): the fewest and most blocks of a grid under Mirage's rules\n";
+  text += "  block_inputs: \"subsets\" (default: every combination of kernel tensors), \"mirage\" (all 3 when\n"
+          "    the kernel graph holds 3, else its last 2) or \"mirage_lora\" (also all 4 when it holds 4)\n";
   text += "  loop_ranges (default [1, 4, 16, 64]), tile_sizes (default [16, 32, 64, 128])\n";
   text += "  fold_sizes: `to` of reduce_sum_to and accum_sum_lastdim_to, or \"auto\" (the output's dims)\n";
   text += "  imaps, omaps: [[x, y, z], ...] (a dim per grid axis, -1 for none) or \"all\" (default)\n";

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +31,21 @@ namespace ugs {
     "as the backend prefers (bulk for cuda, and for cpu on programs of 1e7 field ops or more)")               \
   X(oracle_structural, 1, 0, 1, "1: structure decides what it can before z3; 0: every uncached query goes to z3")
 
+// The search space a config was built from (docs/search.md, "Spaces"): `preset`, the program's
+// preset; `open`, the defaults; `mirage`, Mirage's generator (mirage_space.h). Recorded in the config
+// and the results; the caller builds the config from it before other keys apply.
+enum class Space : uint8_t { Preset, Open, Mirage };
+std::optional<Space> space_from_name(std::string_view name);
+std::string_view name_of(Space space);
+
+// The inputs an opening takes: every combination of kernel tensors (up to max_block_inputs), or
+// Mirage's rule: all the kernel graph's tensors when it holds exactly 3, else its last 2;
+// `mirage_lora` also takes all of them when it holds exactly 4 (Mirage's LoRA config).
+enum class InputRule : uint8_t { Subsets, Mirage, MirageLora };
+// The grids an opening tries: the `grids` list (given, or derived from the program by tile_sizes),
+// or Mirage's rule over the opening's inputs (`mirage_attention` adds its 2-D grids).
+enum class GridRule : uint8_t { Listed, Mirage, MirageAttention };
+
 struct SearchConfig {
 #define UGS_X(name, def, lo, hi, help) int64_t name = def;
   UGS_SEARCH_OPTIONS(UGS_X)
@@ -43,6 +60,10 @@ struct SearchConfig {
   std::vector<Axes> imaps, omaps;
   std::vector<int8_t> fmaps;
   double float_tolerance = 1e-9;
+  Space space = Space::Open;
+  InputRule block_inputs = InputRule::Subsets;
+  GridRule grid_rule = GridRule::Listed;
+  std::array<int32_t, 2> grid_blocks{32, 4096};  // Mirage's grid rules: the fewest and most blocks a grid has
 
   SearchConfig();  // Mirage-like defaults: every op kind
   GraphRules rules() const { return {smem_budget_bytes, 2}; }
@@ -56,6 +77,8 @@ struct SearchConfig {
 void apply_config_json(SearchConfig& cfg, const nlohmann::json& j, const std::string& origin);
 nlohmann::json config_to_json(const SearchConfig& cfg);
 // Fills the derived lists (grids, fold sizes) from the program, so the config in force is explicit.
+// Throws InputError when the config admits no search at all (an empty list that every block graph
+// needs, or no op of any kind).
 void resolve(SearchConfig& cfg, const KernelGraph& program);
 // The help text of every option, for --help and the README.
 std::string config_reference();
