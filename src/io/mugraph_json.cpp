@@ -164,16 +164,20 @@ KernelGraph mugraph_from_json(const json& doc, const std::string& origin, const 
   return Reader(origin, rules).read(doc);
 }
 
-KernelGraph load_mugraph(const std::string& path, const GraphRules& rules) {
-  const json doc = json::parse(read_file(path), nullptr, false);
-  if (doc.is_discarded()) throw InputError(path + ": not valid JSON; check brackets, commas and quotes");
+KernelGraph parse_mugraph(std::string_view text, const std::string& origin, const GraphRules& rules) {
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) throw InputError(origin + ": not valid JSON; check brackets, commas and quotes");
   if (doc.is_object() && doc.contains("mugraphs")) {
     const json& m = doc["mugraphs"];
-    if (!m.is_array() || m.empty()) throw InputError(path + ": results file holds no μGraphs");
-    if (!m[0].is_object() || !m[0].contains("graph")) throw InputError(path + ": first μGraph has no 'graph'");
-    return mugraph_from_json(m[0]["graph"], path, rules);
+    if (!m.is_array() || m.empty()) throw InputError(origin + ": results file holds no μGraphs");
+    if (!m[0].is_object() || !m[0].contains("graph")) throw InputError(origin + ": first μGraph has no 'graph'");
+    return mugraph_from_json(m[0]["graph"], origin, rules);
   }
-  return mugraph_from_json(doc, path, rules);
+  return mugraph_from_json(doc, origin, rules);
+}
+
+KernelGraph load_mugraph(const std::string& path, const GraphRules& rules) {
+  return parse_mugraph(read_file(path), path, rules);
 }
 
 }  // namespace ugs

@@ -11,6 +11,7 @@
 //                {"op": "rms_norm", "in": [0]}],
 //    "outputs": [2]}
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +22,10 @@ namespace ugs {
 nlohmann::json to_json(const KernelGraph& graph);
 // Throws InputError naming `origin`, the kernel (and block) op and the reason.
 KernelGraph mugraph_from_json(const nlohmann::json& doc, const std::string& origin, const GraphRules& rules);
-// A file holding one μGraph, or a results file (its first μGraph).
+// The text of a file holding one μGraph, or of a results file (its first μGraph); `origin` (its
+// path) prefixes every message.
+KernelGraph parse_mugraph(std::string_view text, const std::string& origin, const GraphRules& rules);
+// parse_mugraph of the file at `path`.
 KernelGraph load_mugraph(const std::string& path, const GraphRules& rules);
 
 }  // namespace ugs
