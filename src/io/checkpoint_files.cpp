@@ -3,6 +3,9 @@
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
 
 #include "ugs/io/mugraph_json.h"
 #include "ugs/util/error.h"
@@ -15,6 +18,36 @@ using nlohmann::json;
 
 constexpr char kMagic[] = "UGSCKPT3";  // 3: each state's key follows its layer
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
+
+// A header field of the wrong kind: nlohmann's get() converts any number to any arithmetic type, so
+// a float out of an integer's range would be undefined behaviour and a negative size would wrap
+// around. Each field is read from the kind of JSON value the writer gives it.
+struct BadField : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What was found instead, in a message: a number as written, anything else by its type.
+std::string shown(const json& value) {
+  return value.is_number() || value.is_boolean() || value.is_null() ? value.dump() : value.type_name();
+}
+
+template <class T>
+T field(const json& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!value.is_boolean()) throw BadField("expected true or false, found " + shown(value));
+    return value.get<bool>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!value.is_number()) throw BadField("expected a number, found " + shown(value));
+    return value.get<T>();
+  } else {
+    static_assert(std::is_integral_v<T>);
+    const bool natural = value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0);
+    if (!natural || value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+      throw BadField("expected an integer from 0 to " + std::to_string(std::numeric_limits<T>::max()) + ", found " +
+                     shown(value));
+    return static_cast<T>(value.get<uint64_t>());
+  }
+}
 
 // Every counter by name, so adding one to Counters is one line here too.
 template <class C, class F>
@@ -48,7 +81,7 @@ json counters_json(const Counters& c) {
 
 Counters counters_from(const json& j) {
   Counters c;
-  each_counter(c, [&](const char* k, auto& v) { v = j.at(k).get<std::remove_reference_t<decltype(v)>>(); });
+  each_counter(c, [&](const char* k, auto& v) { v = field<std::remove_reference_t<decltype(v)>>(j.at(k)); });
   return c;
 }
 
@@ -59,13 +92,13 @@ json expr_json(const expr::OracleStats& s) {
 
 expr::OracleStats expr_from(const json& doc) {
   expr::OracleStats stats;
-  stats.queries = doc.at("queries");
-  stats.cache_hits = doc.at("cache_hits");
-  stats.structural = doc.at("structural");
-  stats.z3_calls = doc.at("z3_calls");
-  stats.z3_unknown = doc.at("z3_unknown");
-  stats.z3_s = doc.at("z3_s");
-  stats.undecided = doc.at("undecided");
+  stats.queries = field<uint64_t>(doc.at("queries"));
+  stats.cache_hits = field<uint64_t>(doc.at("cache_hits"));
+  stats.structural = field<uint64_t>(doc.at("structural"));
+  stats.z3_calls = field<uint64_t>(doc.at("z3_calls"));
+  stats.z3_unknown = field<uint64_t>(doc.at("z3_unknown"));
+  stats.z3_s = field<double>(doc.at("z3_s"));
+  stats.undecided = field<uint64_t>(doc.at("undecided"));
   return stats;
 }
 
@@ -117,10 +150,17 @@ Checkpoint DirectoryCheckpoints::read(int rank, int ranks, const std::string& ru
   *generation = 0;
   if (std::filesystem::exists(manifest_path(dir_))) {
     const auto manifest = json::parse(read_file(manifest_path(dir_)), nullptr, false);
+    const auto not_a_manifest = [&] {
+      return InputError(manifest_path(dir_) + ": not a checkpoint manifest; start the search again without --resume");
+    };
     if (manifest.is_discarded() || !manifest.contains("ranks") || !manifest.contains("generation"))
-      throw InputError(manifest_path(dir_) + ": not a checkpoint manifest; start the search again without --resume");
-    wrote = manifest["ranks"].get<int>();
-    *generation = manifest["generation"].get<uint64_t>();
+      throw not_a_manifest();
+    try {
+      wrote = field<int>(manifest["ranks"]);
+      *generation = field<uint64_t>(manifest["generation"]);
+    } catch (const BadField&) {
+      throw not_a_manifest();
+    }
   } else if (ranks > 1 && !std::filesystem::exists(single_path(dir_))) {
     throw InputError(manifest_path(dir_) + ": missing; no run over ranks checkpointed here");
   }
@@ -167,22 +207,25 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
   Checkpoint checkpoint;
   try {
     checkpoint.run_key = header.at("run_key");
-    checkpoint.current = header.at("current");
+    checkpoint.current = field<int>(header.at("current"));
     checkpoint.counters = counters_from(header.at("counters"));
     for (const json& w : header.at("workers")) checkpoint.workers.push_back(counters_from(w));
     for (const json& l : header.at("levels"))  // verified and wall_s came later: a checkpoint without them reads 0
-      checkpoint.levels.push_back({l.at(0), l.at(1), l.at(2), l.at(3), l.at(4),
-                                   l.size() > 5 ? l.at(5).get<uint64_t>() : 0,
-                                   l.size() > 6 ? l.at(6).get<double>() : 0.0});
+      checkpoint.levels.push_back({field<int>(l.at(0)), field<uint64_t>(l.at(1)), field<uint64_t>(l.at(2)),
+                                   field<uint64_t>(l.at(3)), field<uint64_t>(l.at(4)),
+                                   l.size() > 5 ? field<uint64_t>(l.at(5)) : 0,
+                                   l.size() > 6 ? field<double>(l.at(6)) : 0.0});
     for (const json& g : header.at("found")) checkpoint.found.push_back(mugraph_from_json(g, path, rules));
     checkpoint.expr = expr_from(header.at("expr"));
-    checkpoint.wall_s = header.at("wall_s");
-    checkpoint.peak_frontier_mib = header.at("peak_frontier_mib");
-    checkpoint.chunks = header.at("chunks");
-    checkpoint.complete = header.at("complete");
+    checkpoint.wall_s = field<double>(header.at("wall_s"));
+    checkpoint.peak_frontier_mib = field<double>(header.at("peak_frontier_mib"));
+    checkpoint.chunks = field<uint64_t>(header.at("chunks"));
+    checkpoint.complete = field<bool>(header.at("complete"));
     for (const json& entry : header.at("layers")) {
-      const size_t count = entry.at(0), n = entry.at(1);
-      if (n > bytes.size() - pos || count * sizeof(uint64_t) > bytes.size() - pos - n) throw damaged("truncated layers");
+      const size_t count = field<size_t>(entry.at(0)), n = field<size_t>(entry.at(1));
+      // Divided, not multiplied: count * 8 wraps around for a count of 2^61 and more.
+      if (n > bytes.size() - pos || count > (bytes.size() - pos - n) / sizeof(uint64_t))
+        throw damaged("truncated layers");
       CheckpointLayer& layer = checkpoint.layers.emplace_back();
       layer.states.assign(bytes.begin() + static_cast<std::ptrdiff_t>(pos), bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
       layer.count = count;
@@ -192,12 +235,16 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
       if (count) std::memcpy(keys.data(), bytes.data() + pos, count * sizeof(uint64_t));
       pos += count * sizeof(uint64_t);
     }
-    const size_t seen = header.at("seen");
-    if (seen * sizeof(checkpoint.seen[0]) != bytes.size() - pos) throw damaged("truncated dedup keys");
+    const size_t seen = field<size_t>(header.at("seen"));
+    const size_t rest = bytes.size() - pos;  // as above, divided: seen * 16 wraps around
+    if (rest % sizeof(checkpoint.seen[0]) != 0 || seen != rest / sizeof(checkpoint.seen[0]))
+      throw damaged("truncated dedup keys");
     checkpoint.seen.resize(seen);
     if (seen)  // data() may be null
       std::memcpy(static_cast<void*>(checkpoint.seen.data()), bytes.data() + pos, seen * sizeof(checkpoint.seen[0]));
   } catch (const json::exception& e) {
+    throw damaged(std::string("header: ") + e.what());
+  } catch (const BadField& e) {
     throw damaged(std::string("header: ") + e.what());
   }
   return checkpoint;
