@@ -119,6 +119,30 @@ TEST(Generator, TheWalkStopsWhereTheOracleWouldPrune) {
   EXPECT_EQ(why, "pruned by the abstract-expression check: block op accum_rms_lastdim");
 }
 
+// The generator offers only steps that apply: a kernel op whose result would be too large for a
+// tensor (here matmul(A, B), 2^33 elements) is refused as a shape, as KernelGraph::add_op refuses it
+// (Mirage's grids once made such tensors reachable, and the op was applied as a no-op).
+TEST(Generator, OffersNoKernelOpTooLargeToApply) {
+  const Program p = parse_program(R"({"name": "wide", "inputs": [{"name": "A", "shape": [65536, 2]},
+      {"name": "B", "shape": [2, 131072]}], "ops": [{"name": "X", "op": "exp", "inputs": ["A"]},
+      {"name": "Y", "op": "exp", "inputs": ["B"]}], "outputs": ["X", "Y"]})", "wide");
+  const SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"max_block_graphs": 0})"));
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  const State root = gen.root();
+  std::vector<Step> steps;
+  PruneCounts pruned;
+  gen.candidates(root, steps, pruned);
+  ASSERT_FALSE(steps.empty());
+  for (const Step& step : steps) {
+    EXPECT_FALSE(step.op.kind == OpKind::Matmul && step.op.in[0] == 0 && step.op.in[1] == 1);
+    const State child = gen.apply(root, step);
+    EXPECT_EQ(child.kernel.ops.size(), 1);
+    EXPECT_EQ(child.kexpr.size(), child.kernel.num_tensors());
+  }
+  EXPECT_GT(pruned.shape, 0u);
+}
+
 TEST(Generator, StepsAreDeterministicAndApplyIsPure) {
   const Program p = load_program("rmsnorm_linear_small");
   const SearchConfig cfg = config_for(p);

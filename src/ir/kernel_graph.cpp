@@ -4,16 +4,6 @@
 #include "ugs/ir/graph.h"
 
 namespace ugs {
-namespace {
-
-bool valid_shape(const Shape& s) {
-  if (s.rank < 1 || s.rank > kMaxRank) return false;
-  for (int i = 0; i < s.rank; ++i)
-    if (s.d[i] < 1 || s.d[i] > kMaxDim) return false;
-  return s.numel() <= (int64_t{1} << 32);
-}
-
-}  // namespace
 
 Verdict KernelGraph::add_input(const Shape& s) {
   if (!ops.empty()) return Verdict::Order;

@@ -9,6 +9,7 @@ namespace ugs {
 
 inline constexpr int kMaxRank = 4;
 inline constexpr int32_t kMaxDim = 1 << 24;
+inline constexpr int64_t kMaxElems = int64_t{1} << 32;  // of one kernel tensor
 
 struct Shape {
   int8_t rank = 0;
@@ -40,6 +41,14 @@ struct Shape {
     return true;
   }
 };
+
+// A shape a kernel tensor may have: rank 1 to 4, each dim from 1 to kMaxDim, at most kMaxElems elements.
+inline bool valid_shape(const Shape& s) {
+  if (s.rank < 1 || s.rank > kMaxRank) return false;
+  for (int i = 0; i < s.rank; ++i)
+    if (s.d[i] < 1 || s.d[i] > kMaxDim) return false;
+  return s.numel() <= kMaxElems;
+}
 
 // "[2, 4096]"
 std::string to_string(const Shape& s);

@@ -85,7 +85,7 @@ void Generator::kernel_op_steps(const State& state, std::vector<Step>& out, Prun
         const std::array<Shape, 2> shapes{kernel.shape(a), b >= 0 ? kernel.shape(b) : Shape{}};
         Shape result;
         if (infer_shape(op, Level::Kernel, std::span(shapes.data(), n), &result) != Verdict::Ok ||
-            is_idle_sum(kind, shapes[0], result)) {
+            !valid_shape(result) || is_idle_sum(kind, shapes[0], result)) {  // as KernelGraph::add_op checks
           ++pruned.shape;
           return;
         }
