@@ -21,33 +21,43 @@ from draw import NoData  # noqa: E402
 from fig_scaling import speedups  # noqa: E402
 from make_all import draw_all, load_or_exit  # noqa: E402
 from mugraph_pictures import PictureError, render  # noqa: E402
-from results import group, mean, stat  # noqa: E402
+from report_spaces import spaces_section  # noqa: E402
+from results import failed_cells, group, mean, stat, where  # noqa: E402
 
 COLUMNS = ["program", "strategy", "threads", "ranks", "backend", "field", "runs", "wall s", "states",
            "states/s", "μGraphs", "z3 calls", "speedup"]
 
 
-def table(rows):
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+def table(rows, columns=COLUMNS):
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
+def key_columns(results):
+    """COLUMNS, with a space column after field when some result records its space."""
+    return COLUMNS[:6] + ["space"] + COLUMNS[6:] if any(r.space for r in results) else COLUMNS
+
+
 def key_numbers(results):
-    """A row per program × strategy × threads × ranks × backend × field, repetitions averaged."""
+    """A row per program × strategy × threads × ranks × backend × field (× space, when results
+    record one), repetitions averaged."""
+    spaces = any(r.space for r in results)
     ratio = {}
-    for backend, field in group(results, "backend", "field"):
-        try:
-            ratio[backend, field] = speedups(results, backend, field)
+    for backend, field, space in group(results, "backend", "field", "space"):
+        try:  # within one space: a space's runs are compared with dfs at 1 thread in that space
+            ratio[backend, field, space] = speedups(where(results, space=space), backend, field)
         except NoData:
             pass
     rows = []
-    keys = ("program", "strategy", "threads", "ranks", "backend", "field")
+    keys = ("program", "strategy", "threads", "ranks", "backend", "field") + (("space",) if spaces else ())
     for key, runs in group(results, *keys).items():
-        program, strategy, threads, ranks, backend, field = key
+        program, strategy, threads, ranks, backend, field = key[:6]
+        key = key[:6] + (tuple(k or "–" for k in key[6:]))
         walls = [r.wall_s for r in runs]
         wall = f"{mean(walls):.2f}" + (f" ± {statistics.stdev(walls):.2f}" if len(walls) > 1 else "")
-        s = ratio.get((backend, field), {}).get(program, {}).get((strategy, ranks), {}).get(threads * ranks)
+        of_program = ratio.get((backend, field, runs[0].space), {}).get(program, {})
+        s = of_program.get((strategy, ranks), {}).get(threads * ranks)
         rows.append([*key, len(runs), ("≥ " if any(r.partial for r in runs) else "") + wall,
                      f"{mean(r.states for r in runs):.0f}",
                      f"{sum(r.states for r in runs) / max(sum(walls), 1e-9):.0f}",
@@ -97,7 +107,9 @@ def write_report(results_path, out_dir, binary):
           "\n## Key numbers\n",
           "Repetitions averaged (± sample standard deviation); `≥`: a run stopped by its time limit. "
           "Speedup: states per second over dfs at 1 thread, same program, backend and field.\n",
-          table(key_numbers(results)), "\n## Figures\n"]
+          table(key_numbers(results), key_columns(results)), "",
+          *spaces_section(results, failed_cells(results_path) if os.path.isdir(results_path) else []),
+          "## Figures\n"]
     for name, caption, (png, svg) in figures:
         md.append(f"### {caption}\n\n[![{name}]({os.path.relpath(png, out_dir)})]({os.path.relpath(svg, out_dir)})\n")
     md += mugraph_section(results, binary, out_dir)

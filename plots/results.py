@@ -52,6 +52,11 @@ class Result:
         return self.run.get("field", "?")
 
     @property
+    def space(self):
+        """The search space (run.space: preset, open or mirage); None in results from before spaces."""
+        return self.run.get("space")
+
+    @property
     def seed(self):
         return self.run.get("seed", 0)
 
@@ -66,6 +71,11 @@ class Result:
     @property
     def states(self):
         return int(self.stats.get("states_expanded", 0))
+
+    def seconds(self, key):
+        """A time statistic such as time_to_first_s; None when absent or null (no μGraph found)."""
+        value = self.stats.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     @property
     def best_cost(self):
@@ -97,6 +107,39 @@ def load(path):
         elif os.path.basename(file) != "index.json":
             print(f"note: {file}: left out, not a ugsearch results file", file=sys.stderr)
     return results
+
+
+@dataclass
+class Failed:
+    """A cell of the runner's index that ended in an error and left no results file."""
+    program: str
+    strategy: str
+    threads: int
+    ranks: int
+    backend: str
+    field: str
+    space: str | None
+    error: str
+
+
+def failed_cells(path):
+    """The failed cells listed in the runner's index.json under path (a directory); [] without one."""
+    try:
+        with open(os.path.join(path, "index.json"), encoding="utf-8") as f:
+            cells = json.load(f).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    failed = []
+    for c in cells:
+        if not isinstance(c, dict) or c.get("status") != "error":
+            continue
+        program = str(c.get("program", "?"))
+        if os.sep in program:  # a program file: named as the runner names its cells
+            program = os.path.splitext(os.path.basename(program))[0]
+        failed.append(Failed(program, str(c.get("strategy", "?")), int(c.get("threads", 1)),
+                             int(c.get("ranks", 1)), str(c.get("backend", "?")), str(c.get("field", "?")),
+                             c.get("space"), str(c.get("error") or "failed")))
+    return failed
 
 
 def group(results, *keys):

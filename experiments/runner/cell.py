@@ -25,6 +25,8 @@ def command(cell, binary, out_path, time_limit_s):
     argv = [binary, "search", cell.program, "--strategy", cell.strategy, "--threads", str(cell.threads),
             "--backend", cell.backend, "--field", cell.field, "--seed", str(cell.seed),
             "--out", out_path, "--quiet", *cell.args]
+    if cell.space:
+        argv += ["--space", cell.space]
     if time_limit_s:
         argv += ["--time-limit", f"{time_limit_s:g}"]
     if cell.ranks > 1:
@@ -70,7 +72,7 @@ def _outcome(cell, code, wall, stderr, out_path, rejected_path):
         _discard(out_path)
         return Outcome("interrupted", code, wall, f"stopped by {STOP_SIGNALS[code]} from outside the runner")
     if code not in (0, 3):
-        return Outcome("error", code, wall, _first_line(stderr) or f"exit status {code}, no message")
+        return Outcome("error", code, wall, _first_line(stderr) or _no_message(code))
     doc = read_results(out_path)
     if doc is None:
         return Outcome("error", code, wall, f"exit status {code} but no readable results file {out_path}")
@@ -86,10 +88,20 @@ def _mismatch(cell, run):
     if cell.ranks > 1 and run.get("ranks") != cell.ranks:
         return (f"ran without MPI: the results say ranks {run.get('ranks')}, not {cell.ranks}; "
                 f"build ugsearch with MPI support")
-    for key in ("strategy", "threads", "field"):
-        if key in run and run[key] != getattr(cell, key):
-            return f"the results say {key} {run[key]!r}, the cell asked for {getattr(cell, key)!r}"
+    for key in ("strategy", "threads", "field", "space"):
+        wanted = getattr(cell, key)
+        if wanted is not None and key in run and run[key] != wanted:
+            return f"the results say {key} {run[key]!r}, the cell asked for {wanted!r}"
     return None
+
+
+def _no_message(code):
+    if code is not None and code < 0:  # Popen's way of saying the process died of a signal
+        try:
+            return f"killed by {signal.Signals(-code).name}, no message"
+        except ValueError:
+            pass
+    return f"exit status {code}, no message"
 
 
 def _first_line(text):

@@ -13,10 +13,14 @@ from dataclasses import dataclass
 BUILTINS = {name + suffix for suffix in ("", "_small") for name in (
     "rmsnorm_linear", "gated_mlp", "lora", "gqa", "mha", "mqa", "qknorm_gqa", "ntrans")}
 CHOICES = {"strategies": {"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"},
-           "backends": {"auto", "cpu", "cuda"}, "fields": {"wide", "mirage"}}
+           "backends": {"auto", "cpu", "cuda"}, "fields": {"wide", "mirage"},
+           "spaces": {"preset", "open", "mirage"}}
 AXES = {"programs": str, "strategies": str, "threads": int, "ranks": int, "backends": str, "fields": str}
 DEFAULTS = {"threads": [1], "ranks": [1], "backends": ["cpu"], "fields": ["wide"],
             "repetitions": 1, "seed": 1, "time_limit_s": None, "args": []}
+# Optional axes: absent (None) means the flag is not passed and the cell's name does not mention it,
+# so matrices written before the axis existed keep their cells' names.
+OPTIONAL_AXES = {"spaces": None}
 TOP_ONLY = {"description", "groups"}
 
 
@@ -36,6 +40,7 @@ class Cell:
     seed: int
     time_limit_s: float | None
     args: tuple = ()
+    space: str | None = None  # --space; None: not passed (ugsearch's default)
 
     @property
     def program_label(self):
@@ -45,13 +50,17 @@ class Cell:
 
     @property
     def id(self):
+        space = f"__{self.space}" if self.space else ""
         return (f"{self.program_label}__{self.strategy}__t{self.threads}__r{self.ranks}"
-                f"__{self.backend}__{self.field}__rep{self.rep}")
+                f"__{self.backend}__{self.field}{space}__rep{self.rep}")
 
     def params(self):
-        return {"program": self.program, "strategy": self.strategy, "threads": self.threads,
-                "ranks": self.ranks, "backend": self.backend, "field": self.field, "rep": self.rep,
-                "seed": self.seed, "time_limit_s": self.time_limit_s, "args": list(self.args)}
+        params = {"program": self.program, "strategy": self.strategy, "threads": self.threads,
+                  "ranks": self.ranks, "backend": self.backend, "field": self.field, "rep": self.rep,
+                  "seed": self.seed, "time_limit_s": self.time_limit_s, "args": list(self.args)}
+        if self.space:  # only then, so that the index of a matrix without spaces is as before
+            params["space"] = self.space
+        return params
 
 
 @dataclass
@@ -93,7 +102,7 @@ def _cells(doc, path):
         raise MatrixError(f"{path}: \"groups\" must be a non-empty list of objects")
     cells, seen = [], set()
     for i, group in enumerate(groups):
-        spec = {**DEFAULTS, **defaults, **group}
+        spec = {**DEFAULTS, **OPTIONAL_AXES, **defaults, **group}
         where = f"{path}: group {i}" if "groups" in doc else path
         for cell in _expand(_checked(spec, where, os.path.dirname(path))):
             if cell.id not in seen:  # groups may overlap; a cell runs once
@@ -103,10 +112,10 @@ def _cells(doc, path):
 
 
 def _checked(spec, where, base_dir):
-    unknown = set(spec) - set(AXES) - set(DEFAULTS) - TOP_ONLY
+    unknown = set(spec) - set(AXES) - set(DEFAULTS) - set(OPTIONAL_AXES) - TOP_ONLY
     if unknown:
         raise MatrixError(f"{where}: unknown key {sorted(unknown)[0]!r}; keys are "
-                          f"{', '.join(sorted(set(AXES) | set(DEFAULTS)))}")
+                          f"{', '.join(sorted(set(AXES) | set(DEFAULTS) | set(OPTIONAL_AXES)))}")
     if "programs" not in spec or "strategies" not in spec:
         raise MatrixError(f"{where}: needs \"programs\" and \"strategies\" (lists)")
     for key, kind in AXES.items():
@@ -118,6 +127,15 @@ def _checked(spec, where, base_dir):
         if bad:
             allowed = f"one of {', '.join(sorted(CHOICES[key]))}" if key in CHOICES else "an integer >= 1"
             raise MatrixError(f"{where}: {key} value {bad[0]!r} is not {allowed}")
+    spaces = spec["spaces"]
+    if spaces is not None:
+        if not isinstance(spaces, list) or not spaces or not all(isinstance(v, str) for v in spaces):
+            raise MatrixError(f"{where}: \"spaces\" must be a non-empty list of strings "
+                              f"({', '.join(sorted(CHOICES['spaces']))}), or absent")
+        bad = [v for v in spaces if v not in CHOICES["spaces"]]
+        if bad:
+            raise MatrixError(f"{where}: spaces value {bad[0]!r} is not one of "
+                              f"{', '.join(sorted(CHOICES['spaces']))}")
     spec["programs"] = [_program(p, where, base_dir) for p in spec["programs"]]
     for key, ok, what in (("repetitions", lambda v: _is(v, int) and v >= 1, "an integer >= 1"),
                           ("seed", lambda v: _is(v, int) and v >= 0, "an integer >= 0"),
@@ -150,5 +168,6 @@ def _expand(spec):
     # repetitions are the outer loop so that a cut-short run still covers every configuration once.
     for rep in range(spec["repetitions"]):
         for values in itertools.product(*(spec[axis] for axis in AXES)):
-            yield Cell(*values, rep=rep, seed=spec["seed"] + rep, time_limit_s=spec["time_limit_s"],
-                       args=tuple(spec["args"]))
+            for space in spec["spaces"] or [None]:
+                yield Cell(*values, rep=rep, seed=spec["seed"] + rep, time_limit_s=spec["time_limit_s"],
+                           args=tuple(spec["args"]), space=space)

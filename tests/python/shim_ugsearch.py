@@ -2,8 +2,10 @@
 
 It appends its arguments to $SHIM_LOG when it starts, sleeps $SHIM_SLEEP seconds, then behaves by
 program: gqa_small fails (exit 2, one line on stderr), mha_small is stopped by its time limit (exit 3,
-partial results), anything else succeeds. Results are written atomically, as ugsearch does. SIGTERM
-or SIGINT while it sleeps stops it as they stop ugsearch: partial results, exit 128 + the signal.
+partial results), anything else succeeds. Like ugsearch it records its space (--space, default
+preset) as run.space, and null stats.time_to_first_s and time_to_best_s (it finds no μGraph).
+Results are written atomically, as ugsearch does. SIGTERM or SIGINT while it sleeps stops it as
+they stop ugsearch: partial results, exit 128 + the signal.
 """
 import json
 import os
@@ -41,9 +43,9 @@ def main(args):
         stopped_by = "time_limit"
     run = {"strategy": opt["--strategy"], "threads": int(opt["--threads"]), "ranks": 1,
            "backend": opt["--backend"], "field": opt["--field"], "seed": int(opt["--seed"]),
-           "partial": stopped_by is not None, "stopped_by": stopped_by}
+           "partial": stopped_by is not None, "stopped_by": stopped_by, "space": opt.get("--space", "preset")}
     doc = {"run": run, "program": {"name": program}, "config": {}, "mugraphs": [],
-           "stats": {"states_expanded": 1, "wall_s": 0.1}}
+           "stats": {"states_expanded": 1, "wall_s": 0.1, "time_to_first_s": None, "time_to_best_s": None}}
     tmp = f"{opt['--out']}.tmp.{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(doc, f)

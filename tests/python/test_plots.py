@@ -38,6 +38,54 @@ def expected_figures():
     return ALL_FIGURES if has_levels else ALL_FIGURES - {"frontier"}
 
 
+TEMPLATE = os.path.join(SAMPLE, "cells", "rmsnorm_linear_small__dfs-omp__t2__r1__cpu__wide__rep0.json")
+MIRAGE_FIGURE = "Mirage (OSDI'25, Table 5): 11–28 s with 16 threads and a GPU, 58–183 s on one thread"
+
+
+def spaced_results(out):
+    """Synthetic results of a spaces matrix under out/ (cells/ and index.json), made from a sample
+    file: rmsnorm_linear and gqa, small and full size, dfs-omp and bfs in the preset, mirage and open
+    spaces. The open space stops at its 60 s limit at full size, finding nothing; full-size gqa's
+    mirage cell under bfs failed (the index says so, and no results file exists)."""
+    with open(TEMPLATE, encoding="utf-8") as f:
+        template = json.load(f)
+    os.makedirs(os.path.join(out, "cells"))
+    index = []
+    for program in ("rmsnorm_linear_small", "rmsnorm_linear", "gqa_small", "gqa"):
+        for strategy in ("dfs-omp", "bfs"):
+            for i, space in enumerate(("preset", "mirage", "open")):
+                name = f"{program}__{strategy}__t2__r1__cpu__wide__{space}__rep0"
+                entry = {"id": name, "program": program, "strategy": strategy, "threads": 2, "ranks": 1,
+                         "backend": "cpu", "field": "wide", "space": space, "status": "ok", "error": None}
+                index.append(entry)
+                if program == "gqa" and strategy == "bfs" and space == "mirage":
+                    entry.update(status="error", error="killed by SIGSEGV, no message")
+                    continue
+                doc = json.loads(json.dumps(template))
+                stopped = space == "open" and not program.endswith("_small")
+                doc["program"]["name"] = program
+                doc["run"].update(strategy=strategy, threads=2, space=space, partial=stopped,
+                                  stopped_by="time_limit" if stopped else None, time_limit_s=60.0)
+                doc["stats"].update(states_expanded=1000 * (i + 1), candidates=12345 * (i + 1),
+                                    fingerprint_evals=7 + i, wall_s=60.04 if stopped else 1.5 + i,
+                                    time_to_first_s=None if stopped else 0.25,
+                                    time_to_best_s=None if stopped else 0.75)
+                if stopped:
+                    doc["mugraphs"] = []
+                    entry["status"] = "partial"
+                with open(os.path.join(out, "cells", name + ".json"), "w", encoding="utf-8") as f:
+                    json.dump(doc, f)
+    with open(os.path.join(out, "index.json"), "w", encoding="utf-8") as f:
+        json.dump({"matrix": "spaces", "cells": index}, f)
+    return out
+
+
+def table_rows(section, heading):
+    """The rows of the table under `### heading` as lists of cells."""
+    block = section.split(f"### {heading}\n", 1)[1].strip("\n").split("\n\n", 1)[0]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in block.splitlines()[2:]]
+
+
 def assert_png(test, path):
     with open(path, "rb") as f:
         test.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", path)
@@ -104,12 +152,83 @@ class PlotsTest(unittest.TestCase):
             self.assertIn(f"| {program} | dfs | 1 | 1 | cpu | wide |", report)
         self.assertIn("| speedup |", report)
         self.assertIn("- CPU:", report)
+        # The sample's results predate spaces: no spaces section, no space column.
+        self.assertNotIn("## Search spaces", report)
+        self.assertNotIn("| space |", report)
         if not (os.access(BINARY, os.X_OK) and shutil.which("dot")):
             self.skipTest("no ugsearch binary or no Graphviz: μGraph pictures not checked")
         for program in programs:
             assert_png(self, os.path.join(self.out, "mugraphs", program + ".png"))
             assert_svg(self, os.path.join(self.out, "mugraphs", program + ".svg"))
             self.assertIn(f"mugraphs/{program}.png", report)
+
+    def test_report_has_a_spaces_section_with_spaces(self):
+        results = spaced_results(os.path.join(self.out, "results"))
+        done = self.script("report.py", results, os.path.join(self.out, "report"), "--binary", "/nonexistent")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(os.path.join(self.out, "report", "REPORT.md"), encoding="utf-8") as f:
+            report = f.read()
+        self.assertIn("## Search spaces", report)
+        section = report.split("## Search spaces", 1)[1].split("\n## ", 1)[0]
+        self.assertLess(report.index("## Key numbers"), report.index("## Search spaces"))
+        self.assertLess(report.index("## Search spaces"), report.index("## Figures"))
+        # Key numbers keep the spaces apart.
+        self.assertIn("| rmsnorm_linear | bfs | 2 | 1 | cpu | wide | open | 1 | ≥ 60.04 |", report)
+        self.assertIn("| rmsnorm_linear | bfs | 2 | 1 | cpu | wide | mirage | 1 | 2.50 |", report)
+        self.assertIn("Every run: 2 threads, 1 rank, cpu fingerprints, wide field.", section)
+        self.assertIn("**preset**: 8 of 8 runs completed, 0 stopped, 8 found a μGraph", section)
+        self.assertIn("**mirage**: 7 of 8 runs completed, 0 stopped, 1 failed without results, 7 found", section)
+        self.assertIn("**open**: 4 of 8 runs completed, 4 stopped at the time limit (60 s), 4 found", section)
+        rows = {tuple(r[:3]): r for r in table_rows(section, "rmsnorm_linear")}
+        self.assertEqual(list(rows)[:3], [("small", "bfs", "preset"), ("small", "bfs", "mirage"),
+                                          ("small", "bfs", "open")])  # the spaces side by side
+        self.assertEqual(len(rows), 12)
+        self.assertEqual(rows["full", "dfs-omp", "mirage"][3:],
+                         ["2,000", "24,690", "8", "13", "2.35", "0.25", "0.75", "2.50", "completed", MIRAGE_FIGURE])
+        self.assertEqual(rows["full", "bfs", "open"][3:],
+                         ["3,000", "37,035", "9", "0", "–", "–", "–", "60.0", "stopped at 60 s", ""])
+        for key, row in rows.items():  # the published figure only beside full-size mirage rows
+            self.assertEqual(row[-1] == MIRAGE_FIGURE, key[0] == "full" and key[2] == "mirage", key)
+        gqa = {tuple(r[:3]): r for r in table_rows(section, "gqa")}
+        self.assertEqual(len(gqa["full", "dfs-omp", "open"]), 12)  # no published column there
+        self.assertEqual(gqa["full", "bfs", "mirage"][3:], ["–"] * 8 + ["failed: killed by SIGSEGV, no message"])
+        self.assertEqual(gqa["full", "bfs", "open"][-1], "stopped at 60 s")
+        self.assertLess(section.index("### rmsnorm_linear"), section.index("### gqa"))
+
+
+class SpacesSectionTest(unittest.TestCase):
+    """plots/report_spaces.py on its own (no matplotlib needed)."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        import report_spaces
+        import results
+        self.section, self.results = report_spaces.spaces_section, results
+        self.out = tempfile.mkdtemp(prefix="ugs_spaces_")
+        self.addCleanup(shutil.rmtree, self.out)
+
+    def test_absent_without_spaces(self):
+        self.assertEqual(self.section(self.results.load(SAMPLE)), [])
+
+    def test_several_settings_and_repetitions(self):
+        spaced = self.results.load(spaced_results(os.path.join(self.out, "r")))
+        again = [self.results.Result(r.path, json.loads(json.dumps(r.doc))) for r in spaced]
+        for r in again:
+            r.doc["run"]["threads"] = 1
+        twice = [self.results.Result(r.path, json.loads(json.dumps(r.doc))) for r in spaced]
+        text = "\n".join(self.section(spaced + again + twice))
+        self.assertIn("| size | strategy | setting | space |", text)
+        self.assertIn("Repetitions averaged", text)
+        self.assertIn("| full | bfs | t2 r1 cpu wide | open | 3,000 |", text)
+        self.assertIn("| full | bfs | t1 r1 cpu wide | open | 3,000 |", text)
+
+    def test_a_mix_of_stopped_and_completed_runs(self):
+        spaced = [r for r in self.results.load(spaced_results(os.path.join(self.out, "r")))
+                  if r.program == "gqa" and r.strategy == "bfs" and r.space == "open"]
+        done = self.results.Result(spaced[0].path, json.loads(json.dumps(spaced[0].doc)))
+        done.doc["run"]["partial"] = False
+        text = "\n".join(self.section(spaced + [done]))
+        self.assertIn("| 1 of 2 stopped at 60 s |", text)
 
 
 if __name__ == "__main__":

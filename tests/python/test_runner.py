@@ -163,6 +163,65 @@ class RunnerTest(unittest.TestCase):
                 self.assertIn("bad.json", done.stderr)
         self.assertFalse(os.path.exists(self.out))
 
+    def test_spaces_make_named_cells_and_pass_the_flag(self):
+        m = self.matrix(programs=["lora_small"], strategies=["bfs", "dfs-omp"], threads=[2],
+                        spaces=["preset", "mirage"], time_limit_s=5)
+        done = self.run_runner(m)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        want = {f"lora_small__{s}__t2__r1__cpu__wide__{space}__rep0"
+                for s in ("bfs", "dfs-omp") for space in ("preset", "mirage")}
+        cells = self.index()
+        self.assertEqual(set(cells), want)
+        self.assertEqual(self.cells_on_disk(), sorted(w + ".json" for w in want))
+        with open(self.log, encoding="utf-8") as f:
+            calls = [line.split() for line in f]
+        self.assertEqual(len(calls), 4)
+        for args in calls:
+            out = os.path.basename(args[args.index("--out") + 1])
+            space = args[args.index("--space") + 1]
+            self.assertEqual(args.count("--space"), 1)
+            self.assertTrue(out.endswith(f"__{space}__rep0.json"), (out, space))
+        for id_, cell in cells.items():
+            self.assertEqual(cell["status"], "ok")
+            self.assertEqual(cell["space"], id_.split("__")[-2])
+            with open(os.path.join(self.out, cell["results"]), encoding="utf-8") as f:
+                self.assertEqual(json.load(f)["run"]["space"], cell["space"])
+        again = self.run_runner(m)
+        self.assertIn("4 finished, 0 to run", again.stderr)
+
+    def test_without_spaces_names_and_commands_are_as_before(self):
+        m = self.matrix(programs=["lora_small"], strategies=["dfs"])
+        done = self.run_runner(m)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        (id_, cell), = self.index().items()
+        self.assertEqual(id_, "lora_small__dfs__t1__r1__cpu__wide__rep0")
+        self.assertNotIn("space", cell)
+        with open(self.log, encoding="utf-8") as f:
+            self.assertNotIn("--space", f.read())
+
+    def test_bad_spaces_are_refused(self):
+        path = os.path.join(self.dir, "bad.json")
+        for what, spaces in {"unknown space": ["presets"], "empty": [], "not a list": "open"}.items():
+            with self.subTest(what):
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump({"programs": ["mha"], "strategies": ["dfs"], "spaces": spaces}, f)
+                done = self.run_runner(path)
+                self.assertEqual(done.returncode, 2)
+                self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+                self.assertIn("spaces", done.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_spaces_matrix_is_bounded(self):
+        sys.path.insert(0, os.path.join(ROOT, "experiments"))
+        from runner import matrix as matrices
+        m = matrices.load("spaces", os.path.join(ROOT, "experiments", "matrices"))
+        self.assertEqual(len(m.cells), 96)
+        self.assertEqual({c.space for c in m.cells}, {"preset", "mirage", "open"})
+        self.assertEqual({(c.strategy, c.threads, c.backend, c.field) for c in m.cells},
+                         {("bfs", 2, "cpu", "wide"), ("dfs-omp", 2, "cpu", "wide")})
+        self.assertTrue(all(c.time_limit_s == 60 for c in m.cells))
+        self.assertEqual(len({c.program for c in m.cells}), 16)
+
     def test_dry_run_prints_commands_and_runs_nothing(self):
         m = self.matrix(programs=["lora_small"], strategies=["dfs-omp"], threads=[1, 2], time_limit_s=5)
         done = self.run_runner(m, None, 0.0, "--dry-run")
