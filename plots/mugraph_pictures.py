@@ -1,8 +1,10 @@
 """Pictures of μGraphs: `ugsearch show FILE --dot` (a results file means its first μGraph) through
 Graphviz's `dot` into SVG and PNG."""
+import gzip
 import os
 import shutil
 import subprocess
+import tempfile
 
 
 class PictureError(Exception):
@@ -15,7 +17,13 @@ def render(binary, results_file, out_dir, name):
         raise PictureError(f"{binary}: no ugsearch binary there (pass --binary)")
     if shutil.which("dot") is None:
         raise PictureError("Graphviz's dot is not installed (apt-get install graphviz)")
-    shown = subprocess.run([binary, "show", results_file, "--dot"], capture_output=True, text=True)
+    if results_file.endswith(".gz"):  # ugsearch reads plain files: a gzipped one goes through a copy
+        with gzip.open(results_file, "rb") as packed, tempfile.NamedTemporaryFile(suffix=".json") as plain:
+            shutil.copyfileobj(packed, plain)
+            plain.flush()
+            shown = subprocess.run([binary, "show", plain.name, "--dot"], capture_output=True, text=True)
+    else:
+        shown = subprocess.run([binary, "show", results_file, "--dot"], capture_output=True, text=True)
     if shown.returncode != 0:
         reason = (shown.stderr.strip().splitlines() or [f"exit status {shown.returncode}"])[0]
         raise PictureError(f"ugsearch show {results_file}: {reason}")

@@ -96,7 +96,10 @@ def mugraph_section(results, binary, out_dir):
 
 def write_report(results_path, out_dir, binary):
     results = load_or_exit(results_path)
-    figures = draw_all(results, os.path.join(out_dir, "figures"))
+    # The figures group runs by program, strategy and setting, not by space: over several spaces they
+    # would draw different searches as one, so the tables alone compare spaces.
+    several_spaces = len({r.space for r in results}) > 1
+    figures = [] if several_spaces else draw_all(results, os.path.join(out_dir, "figures"))
     partial = sum(r.partial for r in results)
     md = [f"# ugsearch experiments\n",
           f"{len(results)} results files from `{results_path}` ({partial} stopped by their time limit); "
@@ -110,6 +113,9 @@ def write_report(results_path, out_dir, binary):
           table(key_numbers(results), key_columns(results)), "",
           *spaces_section(results, failed_cells(results_path) if os.path.isdir(results_path) else []),
           "## Figures\n"]
+    if several_spaces:
+        md.append("Left out: the results span several search spaces, which the figures do not tell apart "
+                  "(the tables above compare them).\n")
     for name, caption, (png, svg) in figures:
         md.append(f"### {caption}\n\n[![{name}]({os.path.relpath(png, out_dir)})]({os.path.relpath(svg, out_dir)})\n")
     md += mugraph_section(results, binary, out_dir)

@@ -3,6 +3,7 @@
 A results path is one results file, a directory of them, or the runner's output directory (its
 cells/ folder is read; index.json and logs are not needed).
 """
+import gzip
 import json
 import os
 import statistics
@@ -89,7 +90,7 @@ def result_files(path):
     if not os.path.isdir(path):
         raise FileNotFoundError(f"{path}: no such results file or directory")
     folder = os.path.join(path, "cells") if os.path.isdir(os.path.join(path, "cells")) else path
-    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith((".json", ".json.gz")))
 
 
 def load(path):
@@ -97,7 +98,9 @@ def load(path):
     results = []
     for file in result_files(path):
         try:
-            with open(file, encoding="utf-8") as f:
+            # Committed results may be gzipped: a run that lists thousands of μGraphs writes tens of MB.
+            opener = gzip.open if file.endswith(".gz") else open
+            with opener(file, "rt", encoding="utf-8") as f:
                 doc = json.load(f)
         except (OSError, ValueError) as e:
             print(f"note: {file}: left out, not readable JSON ({e})", file=sys.stderr)
