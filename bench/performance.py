@@ -191,26 +191,18 @@ def table(header, align, rows):
     return "\n".join(lines)
 
 
-def small_table(results, programs, cells, time_limit):
+def search_table(results, programs, cells, time_limit, reference, rate):
+    """A row per program and cell; `reference`: the strategy whose μGraph hashes the others are
+    compared with; `rate`: with a states/s column."""
     rows = []
     for program in programs:
-        ref = results.get((program, "dfs"))
+        ref = results.get((program, reference))
         for strategy, threads in cells:
             rec = results[(program, strategy)]
-            rows.append([program, strategy, threads] + cells_of(rec, time_limit, rate=True) + [same_as(rec, ref)])
-    return table(["program", "strategy", "threads", "μGraphs", "states", "wall s", "states/s", "peak RSS MiB",
-                  "same μGraphs as dfs"], "llrrrrrrl", rows)
-
-
-def full_table(results, programs, cells, time_limit):
-    rows = []
-    for program in programs:
-        ref = results.get((program, "bfs"))
-        for strategy, threads in cells:
-            rec = results[(program, strategy)]
-            rows.append([program, strategy, threads] + cells_of(rec, time_limit, rate=False) + [same_as(rec, ref)])
-    return table(["program", "strategy", "threads", "μGraphs", "states", "wall s", "peak RSS MiB",
-                  "same μGraphs as bfs"], "llrrrrrl", rows)
+            rows.append([program, strategy, threads] + cells_of(rec, time_limit, rate=rate) + [same_as(rec, ref)])
+    columns = ["program", "strategy", "threads", "μGraphs", "states", "wall s"] + (["states/s"] if rate else [])
+    return table(columns + ["peak RSS MiB", f"same μGraphs as {reference}"], "llr" + "r" * (len(columns) - 2) + "l",
+                 rows)
 
 
 def markdown(args, m, started, minutes, small, full, full_programs):
@@ -258,7 +250,7 @@ def markdown(args, m, started, minutes, small, full, full_programs):
          "dfs at 1 thread (the reference), bfs, dfs-omp and dfs-static at 2. \"same μGraphs as dfs\": the set of "
          "μGraph hashes in the results file equals dfs's."),
         "",
-        small_table(small, SMALL_PROGRAMS, small_cells, args.time_limit),
+        search_table(small, SMALL_PROGRAMS, small_cells, args.time_limit, "dfs", rate=True),
         "",
     ]
     if not args.quick:
@@ -269,7 +261,7 @@ def markdown(args, m, started, minutes, small, full, full_programs):
                                                  " Full qknorm_gqa is left out (minutes and 6.5 GiB of bfs "
                                                  "tree): `--full-qknorm` adds it."),
             "",
-            full_table(full, full_programs, FULL_CELLS, args.time_limit),
+            search_table(full, full_programs, FULL_CELLS, args.time_limit, "bfs", rate=False),
             "",
         ]
     return "\n".join(parts)

@@ -9,6 +9,7 @@
 #include "ugs/eval/fingerprint.h"
 #include "ugs/eval/op_count.h"
 #include "ugs/util/error.h"
+#include "ugs/util/names.h"
 
 namespace ugs {
 
@@ -17,17 +18,8 @@ constexpr std::pair<BackendKind, std::string_view> kNames[] = {
     {BackendKind::Auto, "auto"}, {BackendKind::Cpu, "cpu"}, {BackendKind::Cuda, "cuda"}};
 }  // namespace
 
-std::optional<BackendKind> backend_from_name(std::string_view s) {
-  for (const auto& [k, n] : kNames)
-    if (n == s) return k;
-  return std::nullopt;
-}
-
-std::string_view name_of(BackendKind k) {
-  for (const auto& [kk, n] : kNames)
-    if (kk == k) return n;
-  return "?";
-}
+std::optional<BackendKind> backend_from_name(std::string_view name) { return value_named(kNames, name); }
+std::string_view name_of(BackendKind kind) { return name_in(kNames, kind); }
 
 FingerprintSetup FingerprintSetup::make(const KernelGraph& program, FieldKind field, uint64_t seed) {
   FingerprintSetup s;

@@ -15,6 +15,7 @@
 #include "search/monitor.h"
 #include "ugs/expr/op_expr.h"
 #include "ugs/ir/canonical.h"
+#include "ugs/util/names.h"
 
 namespace ugs {
 
@@ -77,29 +78,10 @@ void gather(const std::deque<Worker>& workers, const Worker& collector, const Gp
 
 }  // namespace
 
-std::optional<Strategy> strategy_from_name(std::string_view s) {
-  for (const auto& [k, n] : kStrategies)
-    if (n == s) return k;
-  return std::nullopt;
-}
-
-std::string_view name_of(Strategy s) {
-  for (const auto& [k, n] : kStrategies)
-    if (k == s) return n;
-  return "?";
-}
-
-std::optional<Dedup> dedup_from_name(std::string_view s) {
-  for (const auto& [k, n] : kDedups)
-    if (n == s) return k;
-  return std::nullopt;
-}
-
-std::string_view name_of(Dedup d) {
-  for (const auto& [k, n] : kDedups)
-    if (k == d) return n;
-  return "?";
-}
+std::optional<Strategy> strategy_from_name(std::string_view name) { return value_named(kStrategies, name); }
+std::string_view name_of(Strategy strategy) { return name_in(kStrategies, strategy); }
+std::optional<Dedup> dedup_from_name(std::string_view name) { return value_named(kDedups, name); }
+std::string_view name_of(Dedup dedup) { return name_in(kDedups, dedup); }
 
 SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, const RunOptions& opt) {
   const auto start = Clock::now();

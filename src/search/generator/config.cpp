@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ugs/util/error.h"
+#include "ugs/util/names.h"
 
 namespace ugs {
 namespace {
@@ -17,27 +18,6 @@ constexpr std::pair<InputRule, std::string_view> kInputRules[] = {
     {InputRule::Subsets, "subsets"}, {InputRule::Mirage, "mirage"}, {InputRule::MirageLora, "mirage_lora"}};
 constexpr std::pair<GridRule, std::string_view> kGridRules[] = {
     {GridRule::Mirage, "mirage"}, {GridRule::MirageAttention, "mirage_attention"}};
-
-template <class E, size_t N>
-std::optional<E> from_name(const std::pair<E, std::string_view> (&names)[N], std::string_view name) {
-  for (const auto& [value, n] : names)
-    if (n == name) return value;
-  return std::nullopt;
-}
-
-template <class E, size_t N>
-std::string_view to_name(const std::pair<E, std::string_view> (&names)[N], E value) {
-  for (const auto& [v, n] : names)
-    if (v == value) return n;
-  return "?";
-}
-
-template <class E, size_t N>
-std::string name_list(const std::pair<E, std::string_view> (&names)[N]) {
-  std::string list;
-  for (const auto& [v, n] : names) list += (list.empty() ? "\"" : ", \"") + std::string(n) + "\"";
-  return list;
-}
 
 std::vector<OpKind> kinds_where(bool block) {
   std::vector<OpKind> kinds;
@@ -129,8 +109,8 @@ json op_names(const std::vector<OpKind>& ks) {
 template <class E, size_t N>
 E named(const std::pair<E, std::string_view> (&names)[N], const json& value, const std::string& origin,
         const std::string& key) {
-  const auto found = value.is_string() ? from_name(names, value.get<std::string>()) : std::nullopt;
-  if (!found) bad(origin, key, "must be one of " + name_list(names));
+  const auto found = value.is_string() ? value_named(names, value.get<std::string>()) : std::nullopt;
+  if (!found) bad(origin, key, "must be one of " + quoted_names(names));
   return *found;
 }
 
@@ -138,8 +118,8 @@ E named(const std::pair<E, std::string_view> (&names)[N], const json& value, con
 
 SearchConfig::SearchConfig() : kernel_ops(kinds_where(false)), block_ops(kinds_where(true)) {}
 
-std::optional<Space> space_from_name(std::string_view name) { return from_name(kSpaces, name); }
-std::string_view name_of(Space space) { return to_name(kSpaces, space); }
+std::optional<Space> space_from_name(std::string_view name) { return value_named(kSpaces, name); }
+std::string_view name_of(Space space) { return name_in(kSpaces, space); }
 
 void apply_config_json(SearchConfig& cfg, const json& doc, const std::string& origin) {
   if (!doc.is_object()) throw InputError(origin + ": a search config must be a JSON object");
@@ -158,7 +138,7 @@ void apply_config_json(SearchConfig& cfg, const json& doc, const std::string& or
     } else if (key == "block_ops") {
       cfg.block_ops = op_list(value, origin, key, true);
     } else if (key == "grids") {
-      const auto rule = value.is_string() ? from_name(kGridRules, value.get<std::string>()) : std::nullopt;
+      const auto rule = value.is_string() ? value_named(kGridRules, value.get<std::string>()) : std::nullopt;
       cfg.grid_rule = rule.value_or(GridRule::Listed);
       cfg.grids = rule ? std::vector<Dim3>{} : grid_list(value, origin);
     } else if (key == "grid_blocks") {
@@ -198,8 +178,8 @@ json config_to_json(const SearchConfig& cfg) {
   doc["kernel_ops"] = op_names(cfg.kernel_ops);
   doc["block_ops"] = op_names(cfg.block_ops);
   doc["space"] = name_of(cfg.space);
-  doc["block_inputs"] = to_name(kInputRules, cfg.block_inputs);
-  doc["grids"] = cfg.grid_rule != GridRule::Listed ? json(to_name(kGridRules, cfg.grid_rule))
+  doc["block_inputs"] = name_in(kInputRules, cfg.block_inputs);
+  doc["grids"] = cfg.grid_rule != GridRule::Listed ? json(name_in(kGridRules, cfg.grid_rule))
                  : cfg.grids.empty()                ? json("auto")
                                                     : json(cfg.grids);
   doc["grid_blocks"] = cfg.grid_blocks;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "ugs/util/names.h"
+
 namespace ugs {
 
 namespace {
@@ -16,17 +18,8 @@ constexpr int32_t kMaxBlocks = 4096;
 
 }  // namespace
 
-std::optional<MirageConfig> mirage_config_from_name(std::string_view name) {
-  for (const auto& [config, n] : kConfigs)
-    if (n == name) return config;
-  return std::nullopt;
-}
-
-std::string_view name_of(MirageConfig config) {
-  for (const auto& [c, n] : kConfigs)
-    if (c == config) return n;
-  return "?";
-}
+std::optional<MirageConfig> mirage_config_from_name(std::string_view name) { return value_named(kConfigs, name); }
+std::string_view name_of(MirageConfig config) { return name_in(kConfigs, config); }
 
 SearchConfig mirage_space(MirageConfig config, int32_t scale) {
   const bool attention = config == MirageConfig::Attention;
