@@ -1,6 +1,6 @@
-// The built-in presets searched completely, as issues 4 and 5 ask: for every _small program the three
-// depth-first strategies and bfs at 1 and 2 threads return one set of μGraph hashes, nothing twice, the
-// known μGraphs of docs/design.md §7 among them (test_search checks that runs repeat). Slow: gqa_small takes
+// The built-in presets searched completely: for every _small program the three depth-first strategies
+// and bfs at 1 and 2 threads, and with symbolic openings dfs and bfs, return one set of μGraph hashes,
+// nothing twice, the known μGraphs of docs/design.md §7 among them (test_search checks that runs repeat). Slow: gqa_small takes
 // about five minutes, the others seconds. Every full-size preset but qknorm_gqa's is searched once
 // (bfs, 2 threads), so that none of them comes back empty-handed: gqa takes about a minute on 2 cores,
 // the others seconds. qknorm_gqa's takes 3 to 6 minutes and 7 GiB, past what the suite can spend;
@@ -30,9 +30,10 @@ std::vector<uint64_t> hashes(const SearchResult& result) {
 }
 
 // A built-in program's preset searched (the caller has checked that there is one).
-SearchResult run_preset(const Program& p, Strategy s, int threads) {
+SearchResult run_preset(const Program& p, Strategy s, int threads, bool symbolic = false) {
   SearchConfig cfg;
   apply_config_json(cfg, p.search_preset, p.name);
+  cfg.symbolic = symbolic;
   resolve(cfg, p.graph);
   RunOptions opt;
   opt.strategy = s;
@@ -83,6 +84,12 @@ TEST_P(Preset, StrategiesAgreeAndTheKnownGraphIsFound) {
       EXPECT_EQ(result.duplicates, 0u);
       EXPECT_EQ(result.totals.states, base.totals.states);
     }
+  for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {  // no more states: fewer where an opening has launches to share
+    SCOPED_TRACE(std::string("symbolic ") + std::string(name_of(s)));
+    const SearchResult result = run_preset(p, s, s == Strategy::Dfs ? 1 : 2, true);
+    EXPECT_EQ(hashes(result), hashes(base));
+    EXPECT_LE(result.totals.states, base.totals.states);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Small, Preset, testing::ValuesIn(kSmall));
@@ -104,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(Full, FullPreset, testing::ValuesIn(kFull));
 
 // Mirage's space (--space mirage) of the _small programs whose search completes in seconds: every
 // strategy returns one set of μGraph hashes over the same states, with the reference among them where
-// there is one. mqa_small's holds no μGraph: its batch is 1, so of Mirage's attention imaps (each maps
+// there is one; with symbolic openings, the same set from fewer states. mqa_small's holds no μGraph: its batch is 1, so of Mirage's attention imaps (each maps
 // grid x to the batch) only (-1, 1, -1) applies, and Mirage has no kernel-level reduction for the
 // softmax's sum. lora_small's takes half a minute a strategy, and the attention programs' do not
 // complete in minutes (experiments/matrices/spaces.json measures them).
@@ -135,6 +142,17 @@ TEST_P(MirageSpace, StrategiesAgree) {
     }
     EXPECT_EQ(hashes(result), base);
     EXPECT_EQ(result.totals.states, states);
+  }
+  cfg.symbolic = 1;
+  for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {
+    SCOPED_TRACE(std::string("symbolic ") + std::string(name_of(s)));
+    RunOptions opt;
+    opt.strategy = s;
+    opt.threads = s == Strategy::Dfs ? 1 : 2;
+    const SearchResult result = run_search(p.graph, cfg, opt);
+    EXPECT_EQ(hashes(result), base);
+    EXPECT_LT(result.totals.states, states);
+    EXPECT_GT(result.totals.symbolic_states, 0u);
   }
 }
 

@@ -28,7 +28,7 @@ struct Opts {
   uint64_t seed = 1;
   int64_t max_kernel_ops = 0, max_block_ops = 0;
   double time_limit = 0;
-  bool quiet = false;
+  bool quiet = false, symbolic = false;
 };
 
 // The space's config (--space, else the --config file's "space", else the program's default), then
@@ -53,6 +53,7 @@ SearchConfig config_of(const Opts& args, const Program& program) {
   cfg.space = space;
   if (args.max_kernel_ops) apply_config_json(cfg, {{"max_kernel_ops", args.max_kernel_ops}}, "--max-kernel-ops");
   if (args.max_block_ops) apply_config_json(cfg, {{"max_block_ops", args.max_block_ops}}, "--max-block-ops");
+  if (args.symbolic) apply_config_json(cfg, {{"symbolic", 1}}, "--symbolic");
   resolve(cfg, program.graph);
   return cfg;
 }
@@ -193,6 +194,9 @@ Verb add_search(CLI::App& app) {
       ->check(CLI::Range(1, 16));
   cmd->add_option("--max-block-ops", args->max_block_ops, "Block-level ops, counting loaders")
       ->check(CLI::Range(2, 20));
+  cmd->add_flag("--symbolic", args->symbolic,
+                "Open block graphs with their maps, grid and loop range left open until they close (config key "
+                "symbolic)");
   cmd->add_option("--time-limit", args->time_limit, "Stop after this many seconds (exit 3, partial results)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--dedup", args->dedup,

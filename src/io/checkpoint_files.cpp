@@ -58,6 +58,8 @@ void each_counter(C& counters, F field) {
   field("fingerprint_passes", counters.fingerprint_passes);
   field("verified", counters.verified);
   field("confirm_failures", counters.confirm_failures);
+  field("symbolic_states", counters.symbolic_states);
+  field("instantiations", counters.instantiations);
   field("pruned_shape", counters.pruned.shape);
   field("pruned_order", counters.pruned.order);
   field("pruned_memory", counters.pruned.memory);

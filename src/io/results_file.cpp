@@ -52,6 +52,7 @@ json stats_json(const SearchResult& result) {
   }
   return {{"states_expanded", totals.states},
           {"candidates", totals.candidates},
+          {"symbolic", {{"states", totals.symbolic_states}, {"instantiations", totals.instantiations}}},
           {"pruned",
            {{"shape", totals.pruned.shape}, {"order", totals.pruned.order}, {"memory", totals.pruned.memory},
             {"expr", totals.pruned.expr}, {"dedup", totals.pruned.dedup}, {"reach", totals.pruned.reach}}},

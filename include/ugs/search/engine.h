@@ -32,11 +32,17 @@ struct PhaseTimes {
 struct Counters {
   uint64_t states = 0, candidates = 0, fingerprint_evals = 0, fingerprint_passes = 0, verified = 0,
            confirm_failures = 0;
+  // Symbolic openings (config `symbolic`): states inside one, and the closings they offered (each
+  // instantiates one launch: a concrete block graph).
+  uint64_t symbolic_states = 0, instantiations = 0;
   PruneCounts pruned;
   PhaseTimes phase_s;
   double busy_s = 0;
   Counters& operator+=(const Counters& o);
 };
+
+// Counts a symbolic opening's state and its closings among `children` (the generator's steps from it).
+void count_symbolic(const State& state, std::span<const Step> children, Counters& counters);
 
 using Clock = std::chrono::steady_clock;
 inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }

@@ -37,16 +37,19 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
     f.key = slab.base_keys[n.step];
     base_ = depth;
   } else {
+    uint64_t launches = 0;  // a symbolic opening's op's, not stored in its node: found again
     if (is_op(n)) {  // most steps: applied without building a Step
-      Generator::apply_op(state_, op_of(n), n.query);
+      const Op op = op_of(n);
+      if (state_.open && state_.family.symbolic()) launches = gen.launches_after(state_, op, n.query);
+      Generator::apply_op(state_, op, n.query, launches);
       f.undo = Undo::Op;
     } else {
       const Step st = unpack_step(n, slab.openings);
-      if (st.kind == Step::Kind::CloseBlock) closed_.push_back({state_.block, state_.bexpr});
+      if (st.kind == Step::Kind::CloseBlock) closed_.push_back({state_.block, state_.bexpr, state_.family});
       gen.apply_in_place(state_, st);
       f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close : Undo::Open;
     }
-    f.key = child_key(path_[depth - 1].key, step_hash(n, slab.openings));
+    f.key = child_key(path_[depth - 1].key, step_hash(n, slab.openings, launches));
   }
   depth_ = depth;
 }
@@ -61,6 +64,7 @@ void Cursor::take_back() {
       state_.open = false;  // a kernel-level state holds no block graph
       state_.block.clear();
       state_.bexpr.clear();
+      state_.family = Family{};
       break;
     case Undo::Close:
       state_.kernel.pop_op();
@@ -68,6 +72,7 @@ void Cursor::take_back() {
       state_.open = true;
       state_.block = closed_.back().block;
       state_.bexpr = closed_.back().bexpr;
+      state_.family = closed_.back().family;
       closed_.pop_back();
       break;
   }

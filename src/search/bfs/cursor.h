@@ -31,6 +31,7 @@ class Cursor {
   struct Closed {
     BlockGraph block;
     FixedVec<expr::ExprId, kMaxTiles> bexpr;
+    Family family;
   };
   void apply(const Level& level, int depth, NodeId id, const Generator& gen);
   void take_back();  // the deepest frame

@@ -91,6 +91,7 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
   Worker& worker = workers_[thread];
   s.steps.clear();
   engine_.gen.candidates(s.cursor.state(), s.steps, worker.counters.pruned);
+  count_symbolic(s.cursor.state(), s.steps, worker.counters);
   worker.counters.candidates += s.steps.size();
   s.candidates += s.steps.size();
   for (const Step& step : s.steps) {

@@ -128,6 +128,17 @@ void unpack(Reader& r, BlockOutput& o) {
   unpack(r, o.omap);
 }
 
+void pack(Writer& w, const Launch& l) {
+  for (int32_t x : l.grid) w.var(static_cast<uint64_t>(x));
+  w.var(static_cast<uint64_t>(l.loop));
+}
+void unpack(Reader& r, Launch& l) {
+  for (int32_t& x : l.grid) x = static_cast<int32_t>(r.var());
+  l.loop = static_cast<int32_t>(r.var());
+}
+void pack(Writer& w, uint64_t v) { w.var(v); }  // launch masks
+void unpack(Reader& r, uint64_t& v) { v = r.var(); }
+
 void pack(Writer& w, int32_t v) { w.u8(v); }  // tensor indices (outputs)
 void unpack(Reader& r, int32_t& v) { v = r.u8(); }
 void pack(Writer& w, uint32_t v) { w.u32(v); }  // expression ids
@@ -182,7 +193,11 @@ void encode(const State& s, Bytes& out) {
   for (const BlockGraph& b : s.kernel.blocks) pack(w, b);
   pack(w, s.kernel.outputs);
   w.u8(s.open);
-  if (s.open) pack(w, s.block);
+  if (s.open) {
+    pack(w, s.block);
+    pack(w, s.family.launches);
+    pack(w, s.family.alive);
+  }
   const auto structure = static_cast<uint16_t>(w.end() - buf - kLengthBytes);
   std::memcpy(buf, &structure, kLengthBytes);
   pack(w, s.kexpr);
@@ -201,7 +216,12 @@ const uint8_t* decode(const uint8_t* p, State& s) {
   s.open = r.u8();
   s.block.clear();
   s.bexpr.clear();
-  if (s.open) unpack(r, s.block);
+  s.family = Family{};
+  if (s.open) {
+    unpack(r, s.block);
+    unpack(r, s.family.launches);
+    unpack(r, s.family.alive);
+  }
   unpack(r, s.kexpr);
   if (s.open) unpack(r, s.bexpr);
   return r.end();

@@ -26,7 +26,8 @@ uint64_t pack_step(const Step& st, uint32_t opening) {
     }
     case Step::Kind::OpenBlock: return kOpen | uint64_t{opening} << 32;
     case Step::Kind::CloseBlock:
-      return kClose | byte_of(st.omap[0]) << 8 | byte_of(st.omap[1]) << 16 | byte_of(st.omap[2]) << 24;
+      return kClose | byte_of(st.omap[0]) << 8 | byte_of(st.omap[1]) << 16 | byte_of(st.omap[2]) << 24 |
+             byte_of(st.launch) << 32;
   }
   throw std::logic_error("pack_step: unknown step kind");
 }
@@ -54,6 +55,7 @@ Step unpack_step(const Node& n, std::span<const Step> openings) {
   if (tag == kClose) {
     st.kind = Step::Kind::CloseBlock;
     for (int a = 0; a < 3; ++a) st.omap[a] = signed_byte(n.step, a + 1);
+    st.launch = signed_byte(n.step, 4);
     return st;
   }
   st.kind = tag >= kBlockOp ? Step::Kind::BlockOp : Step::Kind::KernelOp;
@@ -62,11 +64,24 @@ Step unpack_step(const Node& n, std::span<const Step> openings) {
   return st;
 }
 
+namespace {
+
+// In a symbolic opening, one op can make two children (its expression differs between launches): its
+// launches tell them apart.
+uint64_t op_hash(uint64_t packed, uint64_t launches) {
+  return launches == 0 ? splitmix64(packed) : Hasher().add(packed).add(launches).value();
+}
+
+}  // namespace
+
 uint64_t step_hash(const Step& st) {
+  if (st.kind == Step::Kind::BlockOp) return op_hash(pack_step(st, 0), st.launches);
   if (st.kind != Step::Kind::OpenBlock) return splitmix64(pack_step(st, 0));
   Hasher h(kOpen);
   for (int32_t g : st.grid) h.add(static_cast<uint32_t>(g));
   h.add(static_cast<uint32_t>(st.loop));
+  h.add(st.launches);
+  h.add(st.launch_base);
   for (const BlockInput& in : st.inputs) {
     uint64_t v = static_cast<uint32_t>(in.tensor);
     for (int a = 0; a < 3; ++a) v = v << 8 | byte_of(in.imap[a]);
@@ -75,14 +90,15 @@ uint64_t step_hash(const Step& st) {
   return h.value();
 }
 
-uint64_t step_hash(const Node& n, std::span<const Step> openings) {
-  return (n.step & 0xFF) == kOpen ? step_hash(openings[n.step >> 32]) : splitmix64(n.step);
+uint64_t step_hash(const Node& n, std::span<const Step> openings, uint64_t launches) {
+  return (n.step & 0xFF) == kOpen ? step_hash(openings[n.step >> 32]) : op_hash(n.step, launches);
 }
 
 namespace {
 
 bool same_opening(const Step& a, const Step& b) {
-  return a.grid == b.grid && a.loop == b.loop && a.inputs.size() == b.inputs.size() &&
+  return a.grid == b.grid && a.loop == b.loop && a.launches == b.launches && a.launch_base == b.launch_base &&
+         a.inputs.size() == b.inputs.size() &&
          std::equal(a.inputs.begin(), a.inputs.end(), b.inputs.begin());
 }
 

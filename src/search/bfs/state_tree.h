@@ -83,7 +83,8 @@ Op op_of(const Node& n);
 // The step's share of a child's key: its content (an opening's too, not its index); the same from the
 // Step and from the node that holds it.
 uint64_t step_hash(const Step& st);
-uint64_t step_hash(const Node& n, std::span<const Step> openings);
+// `launches`: an op node's in a symbolic opening (not stored in the node; Generator::launches_after).
+uint64_t step_hash(const Node& n, std::span<const Step> openings, uint64_t launches = 0);
 // A state's key (structural dedup and, with ranks, its owner): its parent's and its step's, from the
 // root's. Equal states have equal keys: a graph's construction is append-only in canonical order, so
 // a state and its path from the root determine each other.

@@ -16,7 +16,15 @@ Counters& Counters::operator+=(const Counters& o) {
   pruned += o.pruned;
   phase_s += o.phase_s;
   busy_s += o.busy_s;
+  symbolic_states += o.symbolic_states;
+  instantiations += o.instantiations;
   return *this;
+}
+
+void count_symbolic(const State& state, std::span<const Step> children, Counters& counters) {
+  if (!state.open || !state.family.symbolic()) return;
+  ++counters.symbolic_states;
+  for (const Step& st : children) counters.instantiations += st.kind == Step::Kind::CloseBlock;
 }
 
 std::vector<Step>& Worker::steps_at(int depth) {
@@ -78,6 +86,7 @@ void visit(const Engine& engine, const State& state, Worker& worker, std::vector
       engine.stop.load(std::memory_order_relaxed))
     return;
   engine.gen.candidates(state, children, worker.counters.pruned);
+  count_symbolic(state, children, worker.counters);
   worker.counters.candidates += children.size();
   size_t kept = 0;
   for (const Step& st : children) {
@@ -106,7 +115,7 @@ void dfs_in_place(const Engine& engine, State& state, Worker& worker, int depth)
   visit(engine, state, worker, children);
   for (const Step& st : children) {
     if (st.kind == Step::Kind::KernelOp || st.kind == Step::Kind::BlockOp) {
-      Generator::apply_op(state, st.op, st.query);
+      Generator::apply_op(state, st.op, st.query, st.launches);
       dfs_in_place(engine, state, worker, depth + 1);
       Generator::undo_op(state);
     } else {

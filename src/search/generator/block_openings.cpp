@@ -1,6 +1,9 @@
 // Opening a block graph: inputs (a combination of kernel tensors, or Mirage's one choice) × grid
 // (listed, or from Mirage's rule over the inputs) × loop range × per-input (imap, fmap), enumerated
 // as one product.
+#include <bit>
+#include <unordered_map>
+
 #include "search/generator/enumerate.h"
 #include "search/generator/reach.h"
 #include "ugs/ir/canonical.h"
@@ -42,7 +45,44 @@ std::vector<LoaderChoice> loader_choices(const Shape& src, const Dim3& grid, int
   return choices;
 }
 
+// A symbolic opening's identity: its loaders (tensor, imap, fmap) and its part of the launch table.
+struct FamilyKey {
+  std::array<uint64_t, kMaxBlockInputs> loaders{};
+  uint16_t launch_base = 0;
+  friend bool operator==(const FamilyKey&, const FamilyKey&) = default;
+};
+struct FamilyKeyHash {
+  size_t operator()(const FamilyKey& k) const {
+    uint64_t h = k.launch_base;
+    for (uint64_t v : k.loaders) h = (h ^ v) * 0x100000001B3ull;
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+};
+FamilyKey family_key(const Step& st, size_t launch_index) {
+  FamilyKey key;
+  size_t i = 0;
+  for (const BlockInput& in : st.inputs) {
+    uint64_t v = static_cast<uint32_t>(in.tensor) + 1;
+    for (int8_t dim : in.imap) v = v << 8 | static_cast<uint8_t>(dim);
+    key.loaders[i++ % kMaxBlockInputs] = v << 8 | static_cast<uint8_t>(in.fmap);
+  }
+  key.launch_base = static_cast<uint16_t>(launch_index / kMaxLaunches * kMaxLaunches);
+  return key;
+}
+
 }  // namespace
+
+void Generator::launch_table(const KernelGraph& kernel, std::span<const int32_t> ins, std::vector<Launch>& out) const {
+  out.clear();
+  thread_local std::vector<Dim3> derived;  // Mirage's grid rules: from the inputs' dims
+  if (cfg_.grid_rule != GridRule::Listed) {
+    FixedVec<Shape, kMaxBlockInputs> shapes;
+    for (int32_t t : ins) shapes.push_back(kernel.shape(t));
+    mirage_grids(shapes.span(), cfg_.grid_rule == GridRule::MirageAttention, cfg_.grid_blocks, derived);
+  }
+  for (const Dim3& grid : cfg_.grid_rule == GridRule::Listed ? cfg_.grids : derived)
+    for (int32_t loop : cfg_.loop_ranges) out.push_back({grid, loop});
+}
 
 void Generator::open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
   const KernelGraph& kernel = state.kernel;
@@ -86,14 +126,16 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
     ++pruned.reach;
     return;
   }
-  std::vector<Dim3> derived;  // Mirage's grid rules: from the inputs' dims
-  if (cfg_.grid_rule != GridRule::Listed) {
-    FixedVec<Shape, kMaxBlockInputs> shapes;
-    for (int32_t t : ins) shapes.push_back(state.kernel.shape(t));
-    mirage_grids(shapes.span(), cfg_.grid_rule == GridRule::MirageAttention, cfg_.grid_blocks, derived);
-  }
-  for (const Dim3& grid : cfg_.grid_rule == GridRule::Listed ? cfg_.grids : derived) {
-    for (int32_t loop : cfg_.loop_ranges) {
+  thread_local std::vector<Launch> table;
+  launch_table(state.kernel, ins.span(), table);
+  const size_t first = out.size();
+  // Symbolic openings: one step per loaders and part of the table, with the launches that open it.
+  thread_local std::unordered_map<FamilyKey, size_t, FamilyKeyHash> families;
+  families.clear();
+  for (size_t launch = 0; launch < table.size(); ++launch) {
+    const Dim3& grid = table[launch].grid;
+    const int32_t loop = table[launch].loop;
+    {
       std::array<std::vector<LoaderChoice>, kMaxBlockInputs> choices;
       FixedVec<int, kMaxBlockInputs> radix;
       for (int i = 0; i < num_ins; ++i) {
@@ -128,12 +170,29 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
           ++pruned.shape;
         } else if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
           ++pruned.memory;
-        } else {
+        } else if (!cfg_.symbolic) {
           out.push_back(st);
+        } else {
+          const FamilyKey key = family_key(st, launch);
+          const uint64_t bit = uint64_t{1} << (launch - key.launch_base);
+          const auto [at, fresh] = families.try_emplace(key, out.size());
+          if (fresh) {  // the first launch is the one the state's block graph is built for
+            st.launches = bit;
+            st.launch_base = key.launch_base;
+            out.push_back(st);
+          } else {
+            out[at->second].launches |= bit;
+          }
         }
       } while (pick.next());
     }
   }
+  if (cfg_.symbolic)  // an opening with one launch is a concrete one
+    for (size_t i = first; i < out.size(); ++i)
+      if (std::has_single_bit(out[i].launches)) {
+        out[i].launches = 0;
+        out[i].launch_base = 0;
+      }
 }
 
 }  // namespace ugs

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <numeric>
+#include <stdexcept>
 
 #include "search/generator/enumerate.h"
 #include "search/generator/reach.h"
@@ -60,9 +61,11 @@ State Generator::root() const {
 }
 
 void Generator::candidates(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
-  if (state.open) {
-    block_op_steps(state, out, pruned);
-    close_steps(state, out, pruned);
+  if (state.open && state.family.symbolic()) {
+    symbolic_block_steps(state, out, pruned);
+  } else if (state.open) {
+    block_op_steps(state, state.block, out, pruned);
+    close_steps(state, state.block, out, pruned);
   } else {
     kernel_op_steps(state, out, pruned);
     open_steps(state, out, pruned);
@@ -111,14 +114,24 @@ void Generator::kernel_op_steps(const State& state, std::vector<Step>& out, Prun
 
 // The shape check comes from the memo of the tiles' shaped ops (shaped_ops.h); the checks
 // that depend on the rest of the state run here, in the same order as the shape check's enumeration.
-void Generator::block_op_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
-  if (state.block.inputs.size() + state.block.ops.size() >= cfg_.max_block_ops) return;
-  const search_detail::ShapedView shaped = shaped_->lookup(state.block);
-  pruned.shape += shaped.rejected;
+void Generator::block_op_steps(const State& state, const BlockGraph& block, std::vector<Step>& out,
+                               PruneCounts& pruned, const Op* only) const {
+  if (block.inputs.size() + block.ops.size() >= cfg_.max_block_ops) return;
+  search_detail::ShapedView shaped;
+  search_detail::ShapedOp single;  // `only`'s entry, found without the memo
+  if (only) {
+    const std::optional<search_detail::ShapedOp> fits = search_detail::shaped_op(block, *only);
+    if (!fits) return;
+    single = *fits;
+    shaped.ops = std::span(&single, 1);
+  } else {
+    shaped = shaped_->lookup(block);
+    pruned.shape += shaped.rejected;
+  }
   const search_detail::BlockReach reach(
-      state.block, search_detail::savers_allowed(state.kernel, state.block, program_.outputs.size(), cfg_), cfg_);
-  const int64_t smem = state.block.smem_bytes(rules_);
-  const BlockAppendOrder order(state.block);
+      block, search_detail::savers_allowed(state.kernel, block, program_.outputs.size(), cfg_), cfg_);
+  const int64_t smem = block.smem_bytes(rules_);
+  const BlockAppendOrder order(block);
   for (const search_detail::ShapedOp& candidate : shaped.ops) {
     const Op op = candidate.op();
     if (!reach.after(op, candidate.post)) {
@@ -134,10 +147,10 @@ void Generator::block_op_steps(const State& state, std::vector<Step>& out, Prune
       continue;
     }
     const int n = arity(op.kind), a = op.in[0], b = op.in[1];
-    const std::array<Shape, 2> shapes{state.block.tiles[a].shape, b >= 0 ? state.block.tiles[b].shape : Shape{}};
+    const std::array<Shape, 2> shapes{block.tiles[a].shape, b >= 0 ? block.tiles[b].shape : Shape{}};
     const std::array<expr::ExprId, 2> ex{state.bexpr[a], b >= 0 ? state.bexpr[b] : state.bexpr[a]};
     const expr::ExprId query =
-        expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), state.block.loop);
+        expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), block.loop);
     Step& st = out.emplace_back();  // in place, as in kernel_op_steps
     st.kind = Step::Kind::BlockOp;
     st.op = op;
@@ -146,15 +159,16 @@ void Generator::block_op_steps(const State& state, std::vector<Step>& out, Prune
 }
 
 // One omap for all savers (as Mirage): each grid axis of size > 1 takes a distinct dim.
-void Generator::close_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
-  if (state.block.ops.empty()) return;
-  const uint32_t outs = savable_tiles(state.block);
+void Generator::close_steps(const State& state, const BlockGraph& block, std::vector<Step>& out,
+                            PruneCounts& pruned) const {
+  if (block.ops.empty()) return;
+  const uint32_t outs = savable_tiles(block);
   if (outs == 0 || std::popcount(outs) > cfg_.max_block_outputs) return;
   FixedVec<int, 3> radix, axes;
   for (int a = 0; a < 3; ++a)
-    if (state.block.grid[a] > 1) {
+    if (block.grid[a] > 1) {
       axes.push_back(a);
-      radix.push_back(state.block.tiles[std::countr_zero(outs)].shape.rank);
+      radix.push_back(block.tiles[std::countr_zero(outs)].shape.rank);
     }
   search_detail::Odometer<3> dims(radix);
   do {
@@ -162,7 +176,7 @@ void Generator::close_steps(const State& state, std::vector<Step>& out, PruneCou
     st.kind = Step::Kind::CloseBlock;
     for (int i = 0; i < axes.size(); ++i) st.omap[axes[i]] = static_cast<int8_t>(dims.digits()[i]);
     if (!cfg_.tries_omap(st.omap)) continue;
-    BlockGraph closed = state.block;
+    BlockGraph closed = block;
     bool ok = true;
     for_each_tile(outs, [&](int t) { ok = ok && closed.add_output(t, st.omap) == Verdict::Ok; });
     KernelGraph kernel = state.kernel;
@@ -179,8 +193,14 @@ void Generator::close_steps(const State& state, std::vector<Step>& out, PruneCou
   } while (dims.next());
 }
 
-void Generator::apply_op(State& state, const Op& op, expr::ExprId query) {
+void Generator::apply_op(State& state, const Op& op, expr::ExprId query, uint64_t launches) {
   if (state.open) {
+    if (state.family.symbolic()) {
+      if (launches == 0) throw std::logic_error("apply_op: a symbolic opening's op needs its launches");
+      const int before = std::countr_zero(state.family.alive_now());
+      state.family.alive.push_back(launches);
+      if (std::countr_zero(launches) != before) rebase(state, std::countr_zero(launches));
+    }
     state.block.add_op(op);
     state.bexpr.push_back(query);
   } else {
@@ -193,7 +213,8 @@ void Generator::apply_in_place(State& state, const Step& st) const {
   switch (st.kind) {
     case Step::Kind::KernelOp:
     case Step::Kind::BlockOp:
-      apply_op(state, st.op, st.query);
+      apply_op(state, st.op, st.query,
+               st.launches != 0 || !state.family.symbolic() ? st.launches : launches_after(state, st.op, st.query));
       break;
     case Step::Kind::OpenBlock:
       state.open = true;
@@ -201,12 +222,17 @@ void Generator::apply_in_place(State& state, const Step& st) const {
       state.block.grid = st.grid;
       state.block.loop = st.loop;
       state.bexpr.clear();
+      open_family(state, st);
       for (const BlockInput& in : st.inputs) {
         state.block.add_input(in.tensor, state.kernel.shape(in.tensor), in.imap, in.fmap);
         state.bexpr.push_back(state.kexpr[in.tensor]);  // a loader passes its tensor's expression
       }
       break;
     case Step::Kind::CloseBlock: {
+      if (state.family.symbolic()) {  // the kernel level is concrete: the closing picks one launch
+        rebase(state, st.launch);
+        state.family = Family{};
+      }
       const uint32_t outs = savable_tiles(state.block);
       for_each_tile(outs, [&](int t) { state.block.add_output(t, st.omap); });
       state.kernel.add_block(state.block, rules_);
@@ -224,6 +250,11 @@ void Generator::undo_op(State& state) {
   if (state.open) {
     state.block.pop_op();
     state.bexpr.pop_back();
+    if (state.family.symbolic()) {
+      const int before = std::countr_zero(state.family.alive_now());
+      state.family.alive.pop_back();
+      if (std::countr_zero(state.family.alive_now()) != before) rebase(state, std::countr_zero(state.family.alive_now()));
+    }
   } else {
     state.kernel.pop_op();
     state.kexpr.pop_back();

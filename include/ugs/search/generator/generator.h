@@ -6,6 +6,7 @@
 // driver can batch them). No threads and no allocation per candidate beyond the output vector.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "ugs/expr/expr.h"
@@ -34,9 +35,18 @@ class Generator {
   }
   void apply_in_place(State& state, const Step& step) const;
   // A step that appends one op (a kernel op, or a block op when a block graph is open) is taken back
-  // by undo_op, so a driver can move between states in place, without copying them.
-  static void apply_op(State& state, const Op& op, expr::ExprId query);  // what apply_in_place does for one
+  // by undo_op, so a driver can move between states in place, without copying them. In a symbolic
+  // opening, `launches` are those alive after the op (the step's; launches_after finds them again).
+  static void apply_op(State& state, const Op& op, expr::ExprId query, uint64_t launches = 0);
   static void undo_op(State& state);
+  // The launches of `state`'s symbolic opening that take the block op `op` with expression `query`:
+  // the bits candidates() gave its step.
+  uint64_t launches_after(const State& state, const Op& op, expr::ExprId query) const;
+  // The launches an opening of the kernel tensors `ins` tries, in the generator's order: the grids
+  // (listed, or Mirage's rule over the inputs), each with every loop range.
+  void launch_table(const KernelGraph& kernel, std::span<const int32_t> ins, std::vector<Launch>& out) const;
+  // Rebuilds `state.block` for launch i of its symbolic opening.
+  static void rebase(State& state, int launch);
   // The μGraphs `state` completes: at kernel level, its open tensors matched to the program's outputs in
   // any order with equal shapes (one graph per matching order), outputs in program order.
   void completions(const State& state, std::vector<KernelGraph>& out) const;
@@ -50,8 +60,15 @@ class Generator {
   void open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
   void open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
                       PruneCounts& pruned) const;
-  void block_op_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
-  void close_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  // Inside a block graph: `block` is state.block, or one launch of its symbolic opening. With `only`,
+  // the step of that op alone, if it passes.
+  void block_op_steps(const State& state, const BlockGraph& block, std::vector<Step>& out, PruneCounts& pruned,
+                      const Op* only = nullptr) const;
+  void close_steps(const State& state, const BlockGraph& block, std::vector<Step>& out, PruneCounts& pruned) const;
+  // The steps of a symbolic opening: each launch's, those with the same op and expression merged.
+  void symbolic_block_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  // Sets state.family from a symbolic opening step (clears it for a concrete one).
+  void open_family(State& state, const Step& opening) const;
 
   const KernelGraph& program_;
   const SearchConfig& cfg_;

@@ -11,12 +11,33 @@ namespace ugs {
 
 inline constexpr expr::ExprId kNoQuery = ~expr::ExprId{0};
 
+// One choice of a block graph's numbers: its grid and loop range.
+struct Launch {
+  Dim3 grid{1, 1, 1};
+  int32_t loop = 1;
+  friend bool operator==(const Launch&, const Launch&) = default;
+};
+inline constexpr int kMaxLaunches = 64;
+
+// A symbolic opening (config `symbolic`, docs/search.md "Symbolic openings"): the block graph's inputs
+// and maps are fixed, its numbers are any of `launches`. Every step inside it is checked under each
+// launch still alive, and keeps the launches that take it with the same expression; a closing picks one
+// launch, so the kernel level stays concrete. The block graph held in the state is built for the first
+// launch alive. Empty for a concrete block graph.
+struct Family {
+  FixedVec<Launch, kMaxLaunches> launches;
+  FixedVec<uint64_t, kMaxTiles> alive;  // per tile of the block: the launches alive once it was added
+  bool symbolic() const { return !launches.empty(); }
+  uint64_t alive_now() const { return alive.empty() ? 0 : alive[alive.size() - 1]; }
+};
+
 struct State {
   KernelGraph kernel;                         // the kernel graph so far
   FixedVec<expr::ExprId, kMaxTensors> kexpr;  // per kernel tensor
   bool open = false;                          // a block graph is being built
   BlockGraph block;                           // it, when open
   FixedVec<expr::ExprId, kMaxTiles> bexpr;    // per tile of `block`
+  Family family;                              // when `block` is a symbolic opening
 };
 
 struct Step {
@@ -27,6 +48,12 @@ struct Step {
   int32_t loop = 1;                           // OpenBlock
   FixedVec<BlockInput, kMaxBlockInputs> inputs;  // OpenBlock
   Axes omap{kNoDim, kNoDim, kNoDim};          // CloseBlock
+  // Symbolic openings only. OpenBlock: the launches opened, as bits over the launch table from
+  // `launch_base` (Generator::launch_table); BlockOp: the launches alive after it (0: not known, found
+  // again by Generator::launches_after); CloseBlock: `launch`, the one instantiated.
+  uint64_t launches = 0;
+  uint16_t launch_base = 0;
+  int8_t launch = -1;
   expr::ExprId query = kNoQuery;              // the child's new expression, to be checked by the oracle
 };
 
