@@ -82,10 +82,10 @@ TEST(StateTree, StepsPackIntoNodesAndBack) {
   for (int d = 1; d <= 6; ++d)
     for (NodeId id : t.ids[d]) {
       const Node& n = t.levels[d].node(id);
-      const Step st = unpack_step(n, t.levels[d].slab_of(id).openings);
+      const Step st = unpack_step(n, t.levels[d].slab_of(id).whole_steps);
       ++kinds[static_cast<int>(st.kind)];
       EXPECT_EQ(pack_step(st, static_cast<uint32_t>(n.step >> 32)), n.step);
-      EXPECT_EQ(step_hash(st), step_hash(n, t.levels[d].slab_of(id).openings));
+      EXPECT_EQ(step_hash(st), step_hash(n, t.levels[d].slab_of(id).whole_steps));
       if (is_op(n)) {
         EXPECT_TRUE(op_of(n) == st.op);
       }
@@ -121,7 +121,7 @@ TEST(StateTree, ACursorStandsOnTheStateTheStepsMakeInAnyOrder) {
     open += c.state().open;
   }
   EXPECT_EQ(mismatches, 0u) << "of " << checked;
-  EXPECT_GT(open, 1000u);  // inside block graphs, across openings and closings
+  EXPECT_GT(open, 1000u);  // inside block graphs, across whole_steps and closings
 }
 
 TEST(StateTree, ALevelTakesFromTheBackAndForgetsWhatWasExpanded) {
@@ -204,13 +204,13 @@ TEST(StateTree, EqualOpeningsAreStoredOnce) {
   std::vector<uint32_t> slots;
   for (int round = 0; round < 2; ++round)
     for (uint32_t i = 0; i < opens.size(); ++i) {
-      const uint32_t at = store_opening(stored, slots, opens[i]);
-      EXPECT_EQ(at, i) << "round " << round;  // the root's openings are all distinct
+      const uint32_t at = store_whole(stored, slots, opens[i]);
+      EXPECT_EQ(at, i) << "round " << round;  // the root's whole_steps are all distinct
       EXPECT_EQ(step_hash(stored[at]), step_hash(opens[i]));
     }
   EXPECT_EQ(stored.size(), opens.size());
-  slots.clear();  // as a chunk is emptied between batches, its openings kept: the index is rebuilt
-  EXPECT_EQ(store_opening(stored, slots, opens.back()), opens.size() - 1);
+  slots.clear();  // as a chunk is emptied between batches, its whole_steps kept: the index is rebuilt
+  EXPECT_EQ(store_whole(stored, slots, opens.back()), opens.size() - 1);
   EXPECT_EQ(stored.size(), opens.size());
 }
 

@@ -20,8 +20,8 @@ void empty(V& v) {
 
 void Chunk::clear() {
   empty(children);
-  empty(openings);
-  empty(opening_slots);
+  empty(whole_steps);
+  empty(whole_slots);
   empty(keys);
   empty(keep);
   kernel_level.clear();

@@ -23,8 +23,8 @@ struct Pending {
 // What one chunk produces.
 struct Chunk {
   std::vector<Node> children;                // packed as the next level holds them
-  std::vector<Step> openings;                // the children's distinct opening steps (a node names one)
-  std::vector<uint32_t> opening_slots;       // openings by hash (store_opening)
+  std::vector<Step> whole_steps;             // the children's distinct steps stored whole (a node names one)
+  std::vector<uint32_t> whole_slots;         // whole_steps by hash (store_whole)
   std::vector<uint64_t> keys;                // per child: its key
   std::vector<uint8_t> keep;                 // whether it survives dedup and routing (1 when made)
   std::vector<KernelGraph> kernel_level;     // function dedup: the children outside any block graph

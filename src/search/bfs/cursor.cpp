@@ -37,19 +37,18 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
     f.key = slab.base_keys[n.step];
     base_ = depth;
   } else {
-    uint64_t launches = 0;  // a symbolic opening's op's, not stored in its node: found again
     if (is_op(n)) {  // most steps: applied without building a Step
-      const Op op = op_of(n);
-      if (state_.open && state_.family.symbolic()) launches = gen.launches_after(state_, op, n.query);
-      Generator::apply_op(state_, op, n.query, launches);
+      Generator::apply_op(state_, op_of(n), n.query);
       f.undo = Undo::Op;
     } else {
-      const Step st = unpack_step(n, slab.openings);
+      const Step st = unpack_step(n, slab.whole_steps);
       if (st.kind == Step::Kind::CloseBlock) closed_.push_back({state_.block, state_.bexpr, state_.family});
       gen.apply_in_place(state_, st);
-      f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close : Undo::Open;
+      f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close
+               : st.kind == Step::Kind::OpenBlock ? Undo::Open
+                                                  : Undo::Op;  // an op of a symbolic opening
     }
-    f.key = child_key(path_[depth - 1].key, step_hash(n, slab.openings, launches));
+    f.key = child_key(path_[depth - 1].key, step_hash(n, slab.whole_steps));
   }
   depth_ = depth;
 }

@@ -123,9 +123,8 @@ void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread
     chunk.kernel_level_child.push_back(static_cast<uint32_t>(chunk.children.size()));
   }
   // The chunk's states mostly share their kernel-level tensors, so their openings repeat: stored once.
-  const uint32_t opening =
-      step.kind == Step::Kind::OpenBlock ? store_opening(chunk.openings, chunk.opening_slots, step) : 0;
-  chunk.children.push_back({batch_.nodes[i], step.query, pack_step(step, opening)});
+  const uint32_t whole = stored_whole(step) ? store_whole(chunk.whole_steps, chunk.whole_slots, step) : 0;
+  chunk.children.push_back({batch_.nodes[i], step.query, pack_step(step, whole)});
   chunk.keys.push_back(child_key(batch_.keys[i], step_hash(step)));
   chunk.keep.push_back(1);  // here, on the chunk's thread, rather than serially after the batch
 }
@@ -194,7 +193,7 @@ void Expander::keep_children(LevelStore& store) {
       const Chunk& chunk = batch_.chunks[c];
       const size_t end = std::min(first_child_[c + 1], to) - first_child_[c];
       for (size_t i = from - first_child_[c]; i < end; ++i)
-        if (chunk.keep[i]) store.keep_node(thread, chunk.children[i], chunk.openings);
+        if (chunk.keep[i]) store.keep_node(thread, chunk.children[i], chunk.whole_steps);
       from = first_child_[c] + end;
     }
   });

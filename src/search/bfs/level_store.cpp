@@ -69,13 +69,13 @@ NodeSlab& LevelStore::room_in_open(Writer& w) {
   return w.open;
 }
 
-void LevelStore::keep_node(int thread, const Node& node, std::span<const Step> openings) {
+void LevelStore::keep_node(int thread, const Node& node, std::span<const Step> whole_steps) {
   Writer& w = writers_[thread];
   NodeSlab& open = room_in_open(w);
-  const size_t opened = open.openings.size();
-  open.push_copy(node, openings);
+  const size_t opened = open.whole_steps.size();
+  open.push_copy(node, whole_steps);
   ++w.kept;
-  w.kept_bytes += sizeof(Node) + (open.openings.size() - opened) * sizeof(Step);
+  w.kept_bytes += sizeof(Node) + (open.whole_steps.size() - opened) * sizeof(Step);
 }
 
 void LevelStore::keep_base(int thread, const uint8_t* state, size_t bytes, uint64_t key) {

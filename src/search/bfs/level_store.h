@@ -40,8 +40,8 @@ class LevelStore {
   // Thread t's next slab, readied ahead when its open one is half full: faulting a slab's pages in
   // costs as much as filling it (on a virtual machine), and here it overlaps the other threads' work.
   void ready_next_slab(int thread);
-  // Into thread t's open slab: a node whose opening (if it is one) is in `openings`, or a base state.
-  void keep_node(int thread, const Node& node, std::span<const Step> openings);
+  // Into thread t's open slab: a node whose whole step (if it has one) is in `whole_steps`, or a base state.
+  void keep_node(int thread, const Node& node, std::span<const Step> whole_steps);
   void keep_base(int thread, const uint8_t* state, size_t bytes, uint64_t key);
   // The nodes and bytes the threads kept since the last reset_kept().
   void reset_kept();

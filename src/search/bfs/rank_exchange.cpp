@@ -103,7 +103,7 @@ uint64_t RankExchange::route_out(Batch& batch, const LevelStore& store, int dept
       if (!chunk.keep[i] || owner == me) continue;
       cursor_.move_to(store.levels(), depth, chunk.children[i].parent, engine_.gen, store.tree());
       s.child = cursor_.state();
-      engine_.gen.apply_in_place(s.child, unpack_step(chunk.children[i], chunk.openings));
+      engine_.gen.apply_in_place(s.child, unpack_step(chunk.children[i], chunk.whole_steps));
       s.buffer.clear();
       s.buffer.push(s.child);
       put_state(s.buffer.state_bytes(0), s.buffer.bytes_of(0), outbox_[owner]);

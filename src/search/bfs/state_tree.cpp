@@ -7,32 +7,36 @@
 namespace ugs::search_detail {
 namespace {
 
-// The first byte of a packed step: an op's kind (kKernelOp or kBlockOp added), an opening, a closing.
-constexpr uint64_t kKernelOp = 0x00, kBlockOp = 0x40, kOpen = 0xFE, kClose = 0xFF;
+// The first byte of a packed step: an op's kind (kKernelOp or kBlockOp added), a step stored whole,
+// a closing.
+constexpr uint64_t kKernelOp = 0x00, kBlockOp = 0x40, kWhole = 0xFE, kClose = 0xFF;
 static_assert(kNumOpKinds <= 0x40, "op kinds must fit under the block tag");
 
 uint64_t byte_of(int v) { return static_cast<uint8_t>(static_cast<int8_t>(v)); }
 int8_t signed_byte(uint64_t code, int at) { return static_cast<int8_t>(static_cast<uint8_t>(code >> (8 * at))); }
 
-}  // namespace
-
-uint64_t pack_step(const Step& st, uint32_t opening) {
-  switch (st.kind) {
-    case Step::Kind::KernelOp:
-    case Step::Kind::BlockOp: {
-      const uint64_t tag = static_cast<uint64_t>(st.op.kind) + (st.kind == Step::Kind::BlockOp ? kBlockOp : kKernelOp);
-      return tag | byte_of(st.op.dim) << 8 | byte_of(st.op.in[0]) << 16 | byte_of(st.op.in[1]) << 24 |
-             uint64_t{static_cast<uint32_t>(st.op.to)} << 32;
-    }
-    case Step::Kind::OpenBlock: return kOpen | uint64_t{opening} << 32;
-    case Step::Kind::CloseBlock:
-      return kClose | byte_of(st.omap[0]) << 8 | byte_of(st.omap[1]) << 16 | byte_of(st.omap[2]) << 24 |
-             byte_of(st.launch) << 32;
-  }
-  throw std::logic_error("pack_step: unknown step kind");
+// An op step's eight bytes: its kind tagged kernel or block, then attributes and operands.
+uint64_t pack_op(const Step& st) {
+  const uint64_t tag = static_cast<uint64_t>(st.op.kind) + (st.kind == Step::Kind::BlockOp ? kBlockOp : kKernelOp);
+  return tag | byte_of(st.op.dim) << 8 | byte_of(st.op.in[0]) << 16 | byte_of(st.op.in[1]) << 24 |
+         uint64_t{static_cast<uint32_t>(st.op.to)} << 32;
 }
 
-bool is_op(const Node& n) { return (n.step & 0xFF) < kOpen; }
+}  // namespace
+
+bool stored_whole(const Step& st) {
+  return st.kind == Step::Kind::OpenBlock || (st.kind == Step::Kind::BlockOp && st.launches != 0);
+}
+
+uint64_t pack_step(const Step& st, uint32_t whole) {
+  if (stored_whole(st)) return kWhole | uint64_t{whole} << 32;
+  if (st.kind == Step::Kind::CloseBlock)
+    return kClose | byte_of(st.omap[0]) << 8 | byte_of(st.omap[1]) << 16 | byte_of(st.omap[2]) << 24 |
+           byte_of(st.launch) << 32;
+  return pack_op(st);
+}
+
+bool is_op(const Node& n) { return (n.step & 0xFF) < kWhole; }
 
 Op op_of(const Node& n) {
   const uint64_t tag = n.step & 0xFF;
@@ -44,11 +48,11 @@ Op op_of(const Node& n) {
   return op;
 }
 
-Step unpack_step(const Node& n, std::span<const Step> openings) {
+Step unpack_step(const Node& n, std::span<const Step> whole_steps) {
   const uint64_t tag = n.step & 0xFF;
-  if (tag == kOpen) {
-    Step st = openings[n.step >> 32];
-    st.query = n.query;  // a stored opening serves every node with its content, whatever their queries
+  if (tag == kWhole) {
+    Step st = whole_steps[n.step >> 32];
+    st.query = n.query;  // a stored step serves every node with its content, whatever their queries
     return st;
   }
   Step st;
@@ -64,20 +68,12 @@ Step unpack_step(const Node& n, std::span<const Step> openings) {
   return st;
 }
 
-namespace {
-
-// In a symbolic opening, one op can make two children (its expression differs between launches): its
-// launches tell them apart.
-uint64_t op_hash(uint64_t packed, uint64_t launches) {
-  return launches == 0 ? splitmix64(packed) : Hasher().add(packed).add(launches).value();
-}
-
-}  // namespace
-
 uint64_t step_hash(const Step& st) {
-  if (st.kind == Step::Kind::BlockOp) return op_hash(pack_step(st, 0), st.launches);
+  // In a symbolic opening one op can make two children (its expression differs between launches):
+  // their launches tell them apart.
+  if (st.kind == Step::Kind::BlockOp && st.launches != 0) return Hasher(kWhole).add(pack_op(st)).add(st.launches).value();
   if (st.kind != Step::Kind::OpenBlock) return splitmix64(pack_step(st, 0));
-  Hasher h(kOpen);
+  Hasher h(kWhole);
   for (int32_t g : st.grid) h.add(static_cast<uint32_t>(g));
   h.add(static_cast<uint32_t>(st.loop));
   h.add(st.launches);
@@ -90,28 +86,28 @@ uint64_t step_hash(const Step& st) {
   return h.value();
 }
 
-uint64_t step_hash(const Node& n, std::span<const Step> openings, uint64_t launches) {
-  return (n.step & 0xFF) == kOpen ? step_hash(openings[n.step >> 32]) : op_hash(n.step, launches);
+uint64_t step_hash(const Node& n, std::span<const Step> whole_steps) {
+  return (n.step & 0xFF) == kWhole ? step_hash(whole_steps[n.step >> 32]) : splitmix64(n.step);
 }
 
 namespace {
 
-bool same_opening(const Step& a, const Step& b) {
-  return a.grid == b.grid && a.loop == b.loop && a.launches == b.launches && a.launch_base == b.launch_base &&
-         a.inputs.size() == b.inputs.size() &&
+bool same_whole(const Step& a, const Step& b) {
+  return a.kind == b.kind && a.op == b.op && a.grid == b.grid && a.loop == b.loop && a.launches == b.launches &&
+         a.launch_base == b.launch_base && a.inputs.size() == b.inputs.size() &&
          std::equal(a.inputs.begin(), a.inputs.end(), b.inputs.begin());
 }
 
 }  // namespace
 
-uint32_t store_opening(std::vector<Step>& openings, std::vector<uint32_t>& slots, const Step& st) {
-  if (2 * (openings.size() + 1) > slots.size()) {  // half full at most: rebuilt at least twice the size
+uint32_t store_whole(std::vector<Step>& whole_steps, std::vector<uint32_t>& slots, const Step& st) {
+  if (2 * (whole_steps.size() + 1) > slots.size()) {  // half full at most: rebuilt at least twice the size
     size_t size = std::max<size_t>(64, 2 * slots.size());
-    while (size < 2 * (openings.size() + 1)) size *= 2;
+    while (size < 2 * (whole_steps.size() + 1)) size *= 2;
     slots.assign(size, 0);
     const size_t mask = slots.size() - 1;
-    for (uint32_t i = 0; i < openings.size(); ++i) {
-      size_t at = step_hash(openings[i]) & mask;
+    for (uint32_t i = 0; i < whole_steps.size(); ++i) {
+      size_t at = step_hash(whole_steps[i]) & mask;
       while (slots[at]) at = (at + 1) & mask;
       slots[at] = i + 1;
     }
@@ -119,21 +115,21 @@ uint32_t store_opening(std::vector<Step>& openings, std::vector<uint32_t>& slots
   const size_t mask = slots.size() - 1;
   size_t at = step_hash(st) & mask;
   for (; slots[at]; at = (at + 1) & mask)
-    if (same_opening(openings[slots[at] - 1], st)) return slots[at] - 1;
-  openings.push_back(st);
-  slots[at] = static_cast<uint32_t>(openings.size());
-  return static_cast<uint32_t>(openings.size() - 1);
+    if (same_whole(whole_steps[slots[at] - 1], st)) return slots[at] - 1;
+  whole_steps.push_back(st);
+  slots[at] = static_cast<uint32_t>(whole_steps.size());
+  return static_cast<uint32_t>(whole_steps.size() - 1);
 }
 
-uint32_t NodeSlab::store_opening(const Step& st) { return search_detail::store_opening(openings, opening_slots, st); }
+uint32_t NodeSlab::store_whole(const Step& st) { return search_detail::store_whole(whole_steps, whole_slots, st); }
 
 void NodeSlab::push_child(NodeId parent, const Step& st) {
-  const uint32_t opening = st.kind == Step::Kind::OpenBlock ? store_opening(st) : 0;
-  nodes.push_back({parent, st.query, pack_step(st, opening)});
+  const uint32_t whole = stored_whole(st) ? store_whole(st) : 0;
+  nodes.push_back({parent, st.query, pack_step(st, whole)});
 }
 
 void NodeSlab::push_copy(Node n, std::span<const Step> theirs) {
-  if ((n.step & 0xFF) == kOpen) n.step = kOpen | uint64_t{store_opening(theirs[n.step >> 32])} << 32;
+  if ((n.step & 0xFF) == kWhole) n.step = kWhole | uint64_t{store_whole(theirs[n.step >> 32])} << 32;
   nodes.push_back(n);
 }
 

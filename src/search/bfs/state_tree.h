@@ -29,62 +29,64 @@ inline constexpr uint32_t kBase = ~uint32_t{0};
 // A node's place in its level: its slab's index, then its offset in the slab.
 using NodeId = uint32_t;
 
-// The index of `st` among `openings`, appended unless an equal opening is there already; `slots`
+// A step a node's eight bytes cannot hold, stored whole beside the nodes: an opening (grid, loop range,
+// loaders, launches) or an op inside a symbolic opening (its launches).
+bool stored_whole(const Step& st);
+// The index of `st` among `whole_steps`, appended unless an equal step is there already; `slots`
 // indexes them by hash (1 + index, 0 free; cleared, it is rebuilt on the next call).
-uint32_t store_opening(std::vector<Step>& openings, std::vector<uint32_t>& slots, const Step& st);
+uint32_t store_whole(std::vector<Step>& whole_steps, std::vector<uint32_t>& slots, const Step& st);
 
 // Nodes written together (one thread's children over some batches), with what a node's eight bytes
-// cannot hold: opening steps (grid, loop range, loaders) and base states. A slab grows as it fills
+// cannot hold: steps stored whole (stored_whole) and base states. A slab grows as it fills
 // (a small level costs little), and a reused one keeps its buffers.
 struct NodeSlab {
   static constexpr int kBits = 17;  // at most 2 MiB of nodes: one transparent huge page
   static constexpr size_t kNodes = size_t{1} << kBits;
 
   std::vector<Node, HugePageAllocator<Node>> nodes;
-  std::vector<Step> openings;  // each distinct opening once (a batch's children repeat a few many times)
+  std::vector<Step> whole_steps;  // each distinct one once (a batch's children repeat a few many times)
   Frontier bases;
   std::vector<uint64_t> base_keys;
-  std::vector<uint32_t> opening_slots;  // while the slab fills: 1 + index of an opening by its hash, 0 free
+  std::vector<uint32_t> whole_slots;  // while the slab fills: 1 + index of a whole step by its hash, 0 free
 
   bool full() const { return nodes.size() == kNodes; }
   bool empty() const { return nodes.empty(); }
   size_t bytes() const {
-    return nodes.capacity() * sizeof(Node) + openings.capacity() * sizeof(Step) + bases.bytes() +
-           base_keys.capacity() * sizeof(uint64_t) + opening_slots.capacity() * sizeof(uint32_t);
+    return nodes.capacity() * sizeof(Node) + whole_steps.capacity() * sizeof(Step) + bases.bytes() +
+           base_keys.capacity() * sizeof(uint64_t) + whole_slots.capacity() * sizeof(uint32_t);
   }
   void clear() {
     nodes.clear();
-    openings.clear();
+    whole_steps.clear();
     bases.clear();
     base_keys.clear();
-    opening_slots.clear();
+    whole_slots.clear();
   }
-  // Once the slab takes no more nodes: the index of its openings is freed.
-  void seal() { opening_slots = {}; }
-  // Appends a child made by `st` from parent `parent` (its opening, if it is one, copied here).
+  // Once the slab takes no more nodes: the index of its whole_steps is freed.
+  void seal() { whole_slots = {}; }
+  // Appends a child made by `st` from parent `parent` (the step copied here if stored whole).
   void push_child(NodeId parent, const Step& st);
-  // Appends a node whose opening (if it is one) is in `theirs`, copying the opening here.
+  // Appends a node whose whole step (if it has one) is in `theirs`, copying the step here.
   void push_copy(Node n, std::span<const Step> theirs);
   // Appends a base state, encoded, with its key.
   void push_base(const uint8_t* encoded, size_t bytes, uint64_t key);
 
  private:
-  uint32_t store_opening(const Step& st);  // its index in openings, added if new
+  uint32_t store_whole(const Step& st);  // its index in whole_steps, added if new
 };
 
-// The packed step of a node: an op (its kind tagged kernel or block, attributes and operands), an
-// opening (its index in the slab's openings) or a closing (its omap).
-// A node's opening is found in the openings of its slab (or of the buffer that holds it).
-uint64_t pack_step(const Step& st, uint32_t opening);
-Step unpack_step(const Node& n, std::span<const Step> openings);
+// The packed step of a node: an op (its kind tagged kernel or block, attributes and operands), a step
+// stored whole (its index in the slab's whole_steps) or a closing (its omap and launch).
+// A node's whole step is found in the whole_steps of its slab (or of the buffer that holds it).
+uint64_t pack_step(const Step& st, uint32_t whole);
+Step unpack_step(const Node& n, std::span<const Step> whole_steps);
 // Without building a Step (a cursor's hot path): whether a node's step is an op, and which.
 bool is_op(const Node& n);
 Op op_of(const Node& n);
 // The step's share of a child's key: its content (an opening's too, not its index); the same from the
 // Step and from the node that holds it.
 uint64_t step_hash(const Step& st);
-// `launches`: an op node's in a symbolic opening (not stored in the node; Generator::launches_after).
-uint64_t step_hash(const Node& n, std::span<const Step> openings, uint64_t launches = 0);
+uint64_t step_hash(const Node& n, std::span<const Step> whole_steps);
 // A state's key (structural dedup and, with ranks, its owner): its parent's and its step's, from the
 // root's. Equal states have equal keys: a graph's construction is append-only in canonical order, so
 // a state and its path from the root determine each other.

@@ -115,19 +115,10 @@ void Generator::kernel_op_steps(const State& state, std::vector<Step>& out, Prun
 // The shape check comes from the memo of the tiles' shaped ops (shaped_ops.h); the checks
 // that depend on the rest of the state run here, in the same order as the shape check's enumeration.
 void Generator::block_op_steps(const State& state, const BlockGraph& block, std::vector<Step>& out,
-                               PruneCounts& pruned, const Op* only) const {
+                               PruneCounts& pruned) const {
   if (block.inputs.size() + block.ops.size() >= cfg_.max_block_ops) return;
-  search_detail::ShapedView shaped;
-  search_detail::ShapedOp single;  // `only`'s entry, found without the memo
-  if (only) {
-    const std::optional<search_detail::ShapedOp> fits = search_detail::shaped_op(block, *only);
-    if (!fits) return;
-    single = *fits;
-    shaped.ops = std::span(&single, 1);
-  } else {
-    shaped = shaped_->lookup(block);
-    pruned.shape += shaped.rejected;
-  }
+  const search_detail::ShapedView shaped = shaped_->lookup(block);
+  pruned.shape += shaped.rejected;
   const search_detail::BlockReach reach(
       block, search_detail::savers_allowed(state.kernel, block, program_.outputs.size(), cfg_), cfg_);
   const int64_t smem = block.smem_bytes(rules_);
@@ -213,8 +204,7 @@ void Generator::apply_in_place(State& state, const Step& st) const {
   switch (st.kind) {
     case Step::Kind::KernelOp:
     case Step::Kind::BlockOp:
-      apply_op(state, st.op, st.query,
-               st.launches != 0 || !state.family.symbolic() ? st.launches : launches_after(state, st.op, st.query));
+      apply_op(state, st.op, st.query, st.launches);
       break;
     case Step::Kind::OpenBlock:
       state.open = true;

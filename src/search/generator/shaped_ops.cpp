@@ -131,13 +131,6 @@ ShapedOp ShapedOp::of(const Op& op, const Tile& result) {
   return shaped;
 }
 
-std::optional<ShapedOp> shaped_op(const BlockGraph& block, const Op& op) {
-  Tile result;
-  if (block.result_of(op, &result) != Verdict::Ok || is_idle_sum(op.kind, block.tiles[op.in[0]].shape, result.shape))
-    return std::nullopt;
-  return ShapedOp::of(op, result);
-}
-
 ShapedOps compute_shaped_block_ops(const BlockGraph& block, const SearchConfig& cfg) {
   ShapedOps shaped;
   for (OpKind kind : cfg.block_ops) {
@@ -145,10 +138,11 @@ ShapedOps compute_shaped_block_ops(const BlockGraph& block, const SearchConfig& 
     for_each_operands(n, is_commutative(kind), block.tiles.size(), [&](int x, int y) {
       for_each_variant(kind, block.tiles[x].shape, cfg, [&](Op op) {
         op.in = {x, y};
-        if (const std::optional<ShapedOp> fits = shaped_op(block, op))
-          shaped.ops.push_back(*fits);
-        else
+        Tile result;
+        if (block.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, block.tiles[x].shape, result.shape))
           ++shaped.rejected;
+        else
+          shaped.ops.push_back(ShapedOp::of(op, result));
       });
     });
   }

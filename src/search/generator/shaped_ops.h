@@ -10,7 +10,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -57,10 +56,6 @@ struct ShapedOps {
   std::vector<ShapedOp> ops;  // in enumeration order: kind, then operands, then attributes
   uint64_t rejected = 0;      // the combinations the shape check refused (counted as pruned.shape)
 };
-
-// The entry of b's list for `op`, if its shapes check out: `op` is one the list's enumeration makes on
-// tiles of the same ranks (say, for another launch of the same block graph).
-std::optional<ShapedOp> shaped_op(const BlockGraph& b, const Op& op);
 
 // What the memo computes for b's tiles under cfg's block ops, without the memo.
 ShapedOps compute_shaped_block_ops(const BlockGraph& b, const SearchConfig& cfg);

@@ -3,8 +3,9 @@
 // one step per op and expression, with the launches that take it. So the search holds one state where
 // the concrete search held one per launch, and does each launch's checks (shapes, shared memory, order,
 // dead ends, expression) exactly as the concrete search does: the same μGraphs come out.
+#include <algorithm>
 #include <bit>
-#include <unordered_map>
+#include <stdexcept>
 
 #include "ugs/search/generator/generator.h"
 
@@ -37,22 +38,6 @@ const BlockGraph& launch_block(const State& state, int launch, BlockGraph& scrat
 
 uint64_t all_of(int n) { return n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
 
-// A block op step's identity across launches: the op and its expression.
-struct OpKey {
-  Op op;
-  expr::ExprId query;
-  friend bool operator==(const OpKey&, const OpKey&) = default;
-};
-struct OpKeyHash {
-  size_t operator()(const OpKey& k) const {
-    uint64_t h = static_cast<uint64_t>(k.op.kind) | uint64_t{static_cast<uint8_t>(k.op.dim)} << 8 |
-                 uint64_t{static_cast<uint8_t>(k.op.in[0])} << 16 | uint64_t{static_cast<uint8_t>(k.op.in[1])} << 24 |
-                 uint64_t{static_cast<uint32_t>(k.op.to)} << 32;
-    h ^= uint64_t{k.query} * 0x9E3779B97F4A7C15ull;
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
-};
-
 }  // namespace
 
 void Generator::rebase(State& state, int launch) { rebuild(state.block, state.kernel, state.family.launches[launch]); }
@@ -71,44 +56,39 @@ void Generator::open_family(State& state, const Step& opening) const {
 
 void Generator::symbolic_block_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
   thread_local std::vector<Step> each, closings;
-  thread_local std::unordered_map<OpKey, size_t, OpKeyHash> merged;
   thread_local BlockGraph block;
-  merged.clear();
   closings.clear();
+  const size_t first = out.size();
   for (uint64_t bits = state.family.alive_now(); bits != 0; bits &= bits - 1) {
     const int launch = std::countr_zero(bits);
     const BlockGraph& here = launch_block(state, launch, block);
     each.clear();
     block_op_steps(state, here, each, pruned);
+    // Every launch enumerates ops in one order, so a step's match is nearly always just past the last
+    // one's: looked for there first, then from the start.
+    const size_t merged = out.size();
+    size_t from = first;
     for (Step& st : each) {
-      const auto [at, fresh] = merged.try_emplace(OpKey{st.op, st.query}, out.size());
-      if (fresh) {
+      const auto same = [&](const Step& o) { return o.op == st.op && o.query == st.query; };
+      const auto end = out.begin() + merged;
+      auto at = std::find_if(out.begin() + from, end, same);
+      if (at == end) {
+        const auto before = std::find_if(out.begin() + first, out.begin() + from, same);
+        if (before != out.begin() + from) at = before;
+      }
+      if (at != end) {
+        at->launches |= uint64_t{1} << launch;
+        from = at - out.begin() + 1;
+      } else {
         st.launches = uint64_t{1} << launch;
         out.push_back(st);
-      } else {
-        out[at->second].launches |= uint64_t{1} << launch;
       }
     }
-    const size_t first = closings.size();
+    const size_t closing = closings.size();
     close_steps(state, here, closings, pruned);
-    for (size_t i = first; i < closings.size(); ++i) closings[i].launch = static_cast<int8_t>(launch);
+    for (size_t i = closing; i < closings.size(); ++i) closings[i].launch = static_cast<int8_t>(launch);
   }
   out.insert(out.end(), closings.begin(), closings.end());
-}
-
-uint64_t Generator::launches_after(const State& state, const Op& op, expr::ExprId query) const {
-  thread_local std::vector<Step> each;
-  thread_local BlockGraph block;
-  PruneCounts ignored;
-  uint64_t launches = 0;
-  for (uint64_t bits = state.family.alive_now(); bits != 0; bits &= bits - 1) {
-    const int launch = std::countr_zero(bits);
-    each.clear();
-    block_op_steps(state, launch_block(state, launch, block), each, ignored, &op);
-    for (const Step& st : each)
-      if (st.op == op && st.query == query) launches |= uint64_t{1} << launch;
-  }
-  return launches;
 }
 
 }  // namespace ugs

@@ -36,12 +36,9 @@ class Generator {
   void apply_in_place(State& state, const Step& step) const;
   // A step that appends one op (a kernel op, or a block op when a block graph is open) is taken back
   // by undo_op, so a driver can move between states in place, without copying them. In a symbolic
-  // opening, `launches` are those alive after the op (the step's; launches_after finds them again).
+  // opening, `launches` are those alive after the op (the step's).
   static void apply_op(State& state, const Op& op, expr::ExprId query, uint64_t launches = 0);
   static void undo_op(State& state);
-  // The launches of `state`'s symbolic opening that take the block op `op` with expression `query`:
-  // the bits candidates() gave its step.
-  uint64_t launches_after(const State& state, const Op& op, expr::ExprId query) const;
   // The launches an opening of the kernel tensors `ins` tries, in the generator's order: the grids
   // (listed, or Mirage's rule over the inputs), each with every loop range.
   void launch_table(const KernelGraph& kernel, std::span<const int32_t> ins, std::vector<Launch>& out) const;
@@ -60,10 +57,9 @@ class Generator {
   void open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
   void open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
                       PruneCounts& pruned) const;
-  // Inside a block graph: `block` is state.block, or one launch of its symbolic opening. With `only`,
-  // the step of that op alone, if it passes.
-  void block_op_steps(const State& state, const BlockGraph& block, std::vector<Step>& out, PruneCounts& pruned,
-                      const Op* only = nullptr) const;
+  // Inside a block graph: `block` is state.block, or one launch of its symbolic opening.
+  void block_op_steps(const State& state, const BlockGraph& block, std::vector<Step>& out,
+                      PruneCounts& pruned) const;
   void close_steps(const State& state, const BlockGraph& block, std::vector<Step>& out, PruneCounts& pruned) const;
   // The steps of a symbolic opening: each launch's, those with the same op and expression merged.
   void symbolic_block_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;

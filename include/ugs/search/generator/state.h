@@ -49,8 +49,8 @@ struct Step {
   FixedVec<BlockInput, kMaxBlockInputs> inputs;  // OpenBlock
   Axes omap{kNoDim, kNoDim, kNoDim};          // CloseBlock
   // Symbolic openings only. OpenBlock: the launches opened, as bits over the launch table from
-  // `launch_base` (Generator::launch_table); BlockOp: the launches alive after it (0: not known, found
-  // again by Generator::launches_after); CloseBlock: `launch`, the one instantiated.
+  // `launch_base` (Generator::launch_table); BlockOp: the launches alive after it; CloseBlock:
+  // `launch`, the one instantiated.
   uint64_t launches = 0;
   uint16_t launch_base = 0;
   int8_t launch = -1;
