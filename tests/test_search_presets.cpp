@@ -156,6 +156,34 @@ TEST_P(MirageSpace, StrategiesAgree) {
   }
 }
 
+// The abstract-expression check prunes nothing it should keep: every μGraph found with it is found
+// without it (config key expr_check 0, where every step is kept), with and without symbolic openings.
+TEST(ExprCheck, EveryMugraphFoundWithItIsFoundWithoutIt) {
+  const Program p = load_program("rmsnorm_linear_small");
+  SearchConfig cfg;
+  apply_config_json(cfg, p.search_preset, p.name);
+  apply_config_json(cfg, nlohmann::json::parse(R"({"grids": [[6, 1, 1], [12, 1, 1]], "loop_ranges": [1, 4],
+      "max_kernel_ops": 3, "max_block_ops": 6})"), "test");
+  resolve(cfg, p.graph);
+  RunOptions opt;
+  opt.strategy = Strategy::Bfs;
+  opt.threads = 2;
+  for (int symbolic : {0, 1}) {
+    SCOPED_TRACE(symbolic ? "symbolic" : "concrete");
+    cfg.symbolic = symbolic;
+    cfg.expr_check = 1;
+    const SearchResult on = run_search(p.graph, cfg, opt);
+    cfg.expr_check = 0;
+    const SearchResult off = run_search(p.graph, cfg, opt);
+    ASSERT_FALSE(on.mugraphs.empty());
+    EXPECT_GT(off.totals.states, 10 * on.totals.states);
+    EXPECT_EQ(off.totals.pruned.expr, 0u);
+    EXPECT_EQ(off.expr.undecided, off.expr.queries - off.expr.cache_hits);
+    const std::vector<uint64_t> without = hashes(off);
+    for (uint64_t h : hashes(on)) EXPECT_TRUE(std::count(without.begin(), without.end(), h)) << std::hex << h;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Small, MirageSpace,
                          testing::Values("rmsnorm_linear_small", "gated_mlp_small", "ntrans_small", "mqa_small"));
 

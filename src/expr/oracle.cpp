@@ -29,6 +29,10 @@ Oracle::~Oracle() = default;
 
 bool Oracle::decide(ExprId e) {
   using detail::Answer;
+  if (!cfg_.prune) {
+    undecided_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
   // A huge expression cannot be encoded for the solver: structure decides it even when it is off.
   if (cfg_.structural || pool_.kind(e) == ExprKind::Huge) {
     const Answer s = structural_->decide(e);
@@ -58,6 +62,7 @@ bool Oracle::decide(ExprId e) {
 
 std::optional<bool> Oracle::known_without_z3(ExprId e) const {
   if (const std::optional<bool> hit = cache_->find(e)) return hit;
+  if (!cfg_.prune) return true;                               // as decide() answers it
   if (cfg_.structural || pool_.kind(e) == ExprKind::Huge) {  // as decide() asks it
     const detail::Answer s = structural_->decide(e);
     if (s != detail::Answer::Unknown) return s == detail::Answer::Yes;

@@ -36,6 +36,7 @@ struct OracleConfig {
   uint64_t z3_rlimit = 200000;
   bool structural = true;  // false: every uncached query goes to z3 (Mirage's scheme; for comparisons)
   bool use_z3 = true;      // false: what structure cannot decide is kept without asking z3
+  bool prune = true;       // false: every query is kept, undecided (the check off, to measure what it cuts)
   int threads = 0;         // threads of is_subexpr_batch; 0: OpenMP's default
   bool log_z3 = false;     // keep z3's decisions for take_z3_log (a distributed search shares them)
 };

@@ -6,6 +6,7 @@ void Cursor::move_to(const std::vector<Level>& levels, int depth, NodeId id, con
   if (tree != tree_) {
     depth_ = -1;
     closed_.clear();
+    closed_families_.clear();
     tree_ = tree;
   }
   // Up from the node until a node the cursor stands on (kept) or a base (everything is replaced).
@@ -18,6 +19,7 @@ void Cursor::move_to(const std::vector<Level>& levels, int depth, NodeId id, con
     if (n.parent == kBase) {
       depth_ = -1;
       closed_.clear();
+      closed_families_.clear();
       break;
     }
     at = n.parent;
@@ -42,7 +44,10 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
       f.undo = Undo::Op;
     } else {
       const Step st = unpack_step(n, slab.whole_steps);
-      if (st.kind == Step::Kind::CloseBlock) closed_.push_back({state_.block, state_.bexpr, state_.family});
+      if (st.kind == Step::Kind::CloseBlock) {
+        closed_.push_back({state_.block, state_.bexpr, state_.family.symbolic()});
+        if (state_.family.symbolic()) closed_families_.push_back(state_.family);
+      }
       gen.apply_in_place(state_, st);
       f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close
                : st.kind == Step::Kind::OpenBlock ? Undo::Open
@@ -63,7 +68,7 @@ void Cursor::take_back() {
       state_.open = false;  // a kernel-level state holds no block graph
       state_.block.clear();
       state_.bexpr.clear();
-      state_.family = Family{};
+      state_.family.clear();
       break;
     case Undo::Close:
       state_.kernel.pop_op();
@@ -71,7 +76,11 @@ void Cursor::take_back() {
       state_.open = true;
       state_.block = closed_.back().block;
       state_.bexpr = closed_.back().bexpr;
-      state_.family = closed_.back().family;
+      state_.family.clear();
+      if (closed_.back().symbolic) {
+        state_.family = closed_families_.back();
+        closed_families_.pop_back();
+      }
       closed_.pop_back();
       break;
   }

@@ -31,7 +31,7 @@ class Cursor {
   struct Closed {
     BlockGraph block;
     FixedVec<expr::ExprId, kMaxTiles> bexpr;
-    Family family;
+    bool symbolic = false;  // its family is closed_families_'s last
   };
   void apply(const Level& level, int depth, NodeId id, const Generator& gen);
   void take_back();  // the deepest frame
@@ -40,6 +40,7 @@ class Cursor {
   int depth_ = -1, base_ = 0;  // path_[base_..depth_] are applied; path_[base_] is a base state
   std::vector<Frame> path_;
   std::vector<Closed> closed_;
+  std::vector<Family> closed_families_;  // of the closed symbolic openings, apart: most are concrete
   std::vector<std::pair<int, NodeId>> chain_;  // scratch: the nodes to apply, deepest first
   uint64_t tree_ = ~uint64_t{0};
 };

@@ -216,7 +216,7 @@ const uint8_t* decode(const uint8_t* p, State& s) {
   s.open = r.u8();
   s.block.clear();
   s.bexpr.clear();
-  s.family = Family{};
+  s.family.clear();
   if (s.open) {
     unpack(r, s.block);
     unpack(r, s.family.launches);

@@ -221,7 +221,7 @@ void Generator::apply_in_place(State& state, const Step& st) const {
     case Step::Kind::CloseBlock: {
       if (state.family.symbolic()) {  // the kernel level is concrete: the closing picks one launch
         rebase(state, st.launch);
-        state.family = Family{};
+        state.family.clear();
       }
       const uint32_t outs = savable_tiles(state.block);
       for_each_tile(outs, [&](int t) { state.block.add_output(t, st.omap); });

@@ -43,7 +43,7 @@ uint64_t all_of(int n) { return n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
 void Generator::rebase(State& state, int launch) { rebuild(state.block, state.kernel, state.family.launches[launch]); }
 
 void Generator::open_family(State& state, const Step& opening) const {
-  state.family = Family{};
+  state.family.clear();
   if (opening.launches == 0) return;
   thread_local std::vector<Launch> table;
   FixedVec<int32_t, kMaxBlockInputs> ins;

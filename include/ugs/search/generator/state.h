@@ -28,6 +28,10 @@ struct Family {
   FixedVec<Launch, kMaxLaunches> launches;
   FixedVec<uint64_t, kMaxTiles> alive;  // per tile of the block: the launches alive once it was added
   bool symbolic() const { return !launches.empty(); }
+  void clear() {  // not `= Family{}`, which writes every slot
+    launches.clear();
+    alive.clear();
+  }
   uint64_t alive_now() const { return alive.empty() ? 0 : alive[alive.size() - 1]; }
 };
 
@@ -43,18 +47,18 @@ struct State {
 struct Step {
   enum class Kind : uint8_t { KernelOp, OpenBlock, BlockOp, CloseBlock };
   Kind kind = Kind::KernelOp;
+  // Symbolic openings only (the fields in this order fill what would be padding). OpenBlock: the
+  // launches opened, as bits over the launch table from `launch_base` (Generator::launch_table);
+  // BlockOp: the launches alive after it; CloseBlock: `launch`, the one instantiated.
+  int8_t launch = -1;
+  uint16_t launch_base = 0;
   Op op;                                      // KernelOp, BlockOp
   Dim3 grid{1, 1, 1};                         // OpenBlock
   int32_t loop = 1;                           // OpenBlock
   FixedVec<BlockInput, kMaxBlockInputs> inputs;  // OpenBlock
   Axes omap{kNoDim, kNoDim, kNoDim};          // CloseBlock
-  // Symbolic openings only. OpenBlock: the launches opened, as bits over the launch table from
-  // `launch_base` (Generator::launch_table); BlockOp: the launches alive after it; CloseBlock:
-  // `launch`, the one instantiated.
-  uint64_t launches = 0;
-  uint16_t launch_base = 0;
-  int8_t launch = -1;
   expr::ExprId query = kNoQuery;              // the child's new expression, to be checked by the oracle
+  uint64_t launches = 0;
 };
 
 // Rejections by cause (docs/design.md §9 stats.pruned).
