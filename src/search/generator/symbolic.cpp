@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "ugs/search/generator/generator.h"
+#include "ugs/util/hash.h"
 
 namespace ugs {
 
@@ -36,6 +37,14 @@ const BlockGraph& launch_block(const State& state, int launch, BlockGraph& scrat
   return scratch;
 }
 
+// A block op step's identity across launches: its op and expression.
+size_t op_key_hash(const Op& op, expr::ExprId query) {
+  const uint64_t packed = static_cast<uint64_t>(op.kind) | uint64_t{static_cast<uint8_t>(op.dim)} << 8 |
+                          uint64_t{static_cast<uint8_t>(op.in[0])} << 16 |
+                          uint64_t{static_cast<uint8_t>(op.in[1])} << 24 | uint64_t{static_cast<uint32_t>(op.to)} << 32;
+  return static_cast<size_t>(splitmix64(packed ^ (uint64_t{query} * 0x9E3779B97F4A7C15ull)));
+}
+
 uint64_t all_of(int n) { return n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
 
 }  // namespace
@@ -56,37 +65,41 @@ void Generator::open_family(State& state, const Step& opening) const {
 
 void Generator::symbolic_block_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
   thread_local std::vector<Step> each, closings;
+  thread_local std::vector<int8_t> launch_of;
+  thread_local std::vector<uint32_t> slots;  // open addressing over (op, expression): 1 + index into out
   thread_local BlockGraph block;
+  each.clear();
+  launch_of.clear();
   closings.clear();
-  const size_t first = out.size();
   for (uint64_t bits = state.family.alive_now(); bits != 0; bits &= bits - 1) {
     const int launch = std::countr_zero(bits);
     const BlockGraph& here = launch_block(state, launch, block);
-    each.clear();
     block_op_steps(state, here, each, pruned);
-    // Every launch enumerates ops in one order, so a step's match is nearly always just past the last
-    // one's: looked for there first, then from the start.
-    const size_t merged = out.size();
-    size_t from = first;
-    for (Step& st : each) {
-      const auto same = [&](const Step& o) { return o.op == st.op && o.query == st.query; };
-      const auto end = out.begin() + merged;
-      auto at = std::find_if(out.begin() + from, end, same);
-      if (at == end) {
-        const auto before = std::find_if(out.begin() + first, out.begin() + from, same);
-        if (before != out.begin() + from) at = before;
-      }
-      if (at != end) {
-        at->launches |= uint64_t{1} << launch;
-        from = at - out.begin() + 1;
-      } else {
-        st.launches = uint64_t{1} << launch;
-        out.push_back(st);
-      }
-    }
+    launch_of.resize(each.size(), static_cast<int8_t>(launch));
     const size_t closing = closings.size();
     close_steps(state, here, closings, pruned);
     for (size_t i = closing; i < closings.size(); ++i) closings[i].launch = static_cast<int8_t>(launch);
+  }
+  // Merged by hashing: where expressions differ between launches, most steps of a launch match none.
+  size_t size = 64;
+  while (size < 2 * each.size()) size *= 2;
+  slots.assign(size, 0);
+  const size_t first = out.size();
+  for (size_t i = 0; i < each.size(); ++i) {
+    const Step& st = each[i];
+    const uint64_t bit = uint64_t{1} << launch_of[i];
+    size_t at = op_key_hash(st.op, st.query) & (size - 1);
+    for (; slots[at] != 0; at = (at + 1) & (size - 1)) {
+      Step& seen = out[first + slots[at] - 1];
+      if (seen.op == st.op && seen.query == st.query) break;
+    }
+    if (slots[at] != 0) {
+      out[first + slots[at] - 1].launches |= bit;
+    } else {
+      slots[at] = static_cast<uint32_t>(out.size() - first + 1);
+      out.push_back(st);
+      out.back().launches = bit;
+    }
   }
   out.insert(out.end(), closings.begin(), closings.end());
 }
