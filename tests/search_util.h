@@ -19,6 +19,14 @@ inline SearchConfig config_for(const Program& p, const nlohmann::json& overrides
   return cfg;
 }
 
+// A search of `p` under `cfg` with one strategy and thread count, the other options their defaults.
+inline SearchResult search(const Program& p, const SearchConfig& cfg, Strategy s, int threads) {
+  RunOptions opt;
+  opt.strategy = s;
+  opt.threads = threads;
+  return run_search(p.graph, cfg, opt);
+}
+
 inline std::set<uint64_t> hashes(const SearchResult& result) {
   std::set<uint64_t> h;
   for (const FoundGraph& f : result.mugraphs) h.insert(f.hash);

@@ -23,13 +23,7 @@ namespace {
 
 using test::config_for;
 using test::hashes;
-
-SearchResult search(const Program& p, const SearchConfig& cfg, Strategy s, int threads) {
-  RunOptions opt;
-  opt.strategy = s;
-  opt.threads = threads;
-  return run_search(p.graph, cfg, opt);
-}
+using test::search;
 
 // Walks the generator along the reference's own op sequence: every step must be offered and kept by
 // the abstract-expression oracle, so a search of the config reaches the reference (its ops in

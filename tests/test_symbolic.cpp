@@ -16,13 +16,7 @@ namespace {
 
 using test::config_for;
 using test::hashes;
-
-SearchResult search(const Program& p, const SearchConfig& cfg, Strategy s, int threads) {
-  RunOptions opt;
-  opt.strategy = s;
-  opt.threads = threads;
-  return run_search(p.graph, cfg, opt);
-}
+using test::search;
 
 SearchConfig symbolic(SearchConfig cfg) {
   cfg.symbolic = 1;
@@ -64,9 +58,9 @@ TEST(Symbolic, FindsTheConcreteMugraphsFromFewerStatesUnderEveryDriver) {
   }
 }
 
-// Every state of a small symbolic search: its block graph is built for its first launch alive; it
-// survives encode → decode → encode; an op applied in place and taken back leaves it as it was; and
-// openings do merge launches, and ops narrow them.
+// Every state of a small symbolic search: its block graph is built for its first launch alive; an op
+// applied in place and taken back leaves it as it was (its encoding compared); and openings do merge
+// launches, and ops narrow them.
 TEST(Symbolic, StatesInsideAnOpeningEncodeApplyAndTakeBackExactly) {
   const Program p = load_program("rmsnorm_linear_small");
   const SearchConfig cfg = symbolic(config_for(p, nlohmann::json::parse(R"({"grids": [[6, 1, 1], [12, 1, 1], [24, 1, 1]],
@@ -79,12 +73,8 @@ TEST(Symbolic, StatesInsideAnOpeningEncodeApplyAndTakeBackExactly) {
     State s = stack.back();
     stack.pop_back();
     ++seen;
-    search_detail::Bytes a, b;
-    search_detail::encode(s, a);
-    State back;
-    ASSERT_EQ(search_detail::decode(a.data(), back), a.data() + a.size());
-    search_detail::encode(back, b);
-    ASSERT_EQ(a, b);
+    search_detail::Bytes before;  // the codec's test round-trips these states
+    search_detail::encode(s, before);
     if (s.family.symbolic()) {
       const Launch& first = s.family.launches[std::countr_zero(s.family.alive_now())];
       EXPECT_EQ(s.block.grid, first.grid);
@@ -104,7 +94,7 @@ TEST(Symbolic, StatesInsideAnOpeningEncodeApplyAndTakeBackExactly) {
         Generator::undo_op(s);
         search_detail::Bytes after;
         search_detail::encode(s, after);
-        EXPECT_EQ(after, a);
+        EXPECT_EQ(after, before);
       }
       stack.push_back(gen.apply(s, st));
     }
