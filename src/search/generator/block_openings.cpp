@@ -1,6 +1,7 @@
-// Opening a block graph: inputs (a combination of kernel tensors, or Mirage's one choice) × grid
-// (listed, or from Mirage's rule over the inputs) × loop range × per-input (imap, fmap), enumerated
-// as one product.
+// Opening a block graph: inputs (a combination of kernel tensors, or Mirage's one choice) × launch
+// (grid, listed or from Mirage's rule over the inputs, × loop range) × per-input (imap, fmap),
+// enumerated as one product. A symbolic opening (config `symbolic`) is one step per inputs and maps,
+// with the launches that open them.
 #include <bit>
 #include <unordered_map>
 
@@ -135,57 +136,55 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   for (size_t launch = 0; launch < table.size(); ++launch) {
     const Dim3& grid = table[launch].grid;
     const int32_t loop = table[launch].loop;
-    {
-      std::array<std::vector<LoaderChoice>, kMaxBlockInputs> choices;
-      FixedVec<int, kMaxBlockInputs> radix;
+    std::array<std::vector<LoaderChoice>, kMaxBlockInputs> choices;
+    FixedVec<int, kMaxBlockInputs> radix;
+    for (int i = 0; i < num_ins; ++i) {
+      choices[i] = loader_choices(state.kernel.shape(ins[i]), grid, loop, cfg_);
+      radix.push_back(static_cast<int>(choices[i].size()));
+    }
+    Odometer<kMaxBlockInputs> pick(radix);
+    if (pick.empty()) {
+      ++pruned.shape;
+      continue;
+    }
+    do {
+      Step st;
+      st.kind = Step::Kind::OpenBlock;
+      st.grid = grid;
+      st.loop = loop;
+      std::array<bool, 3> axis_used{};
+      bool looped = false;
+      int64_t elems = 0;
       for (int i = 0; i < num_ins; ++i) {
-        choices[i] = loader_choices(state.kernel.shape(ins[i]), grid, loop, cfg_);
-        radix.push_back(static_cast<int>(choices[i].size()));
+        const LoaderChoice& c = choices[i][pick.digits()[i]];
+        st.inputs.push_back({ins[i], c.imap, c.fmap});
+        for (int a = 0; a < 3; ++a) axis_used[a] |= c.imap[a] != kNoDim;
+        looped |= c.fmap != kNoDim;
+        elems += c.tile_elems;
       }
-      Odometer<kMaxBlockInputs> pick(radix);
-      if (pick.empty()) {
+      // Every block computes something distinct (each axis of size > 1 splits some input), and a
+      // loop iterates over something (some input has an fmap).
+      bool distinct = loop == 1 || looped;
+      for (int a = 0; a < 3; ++a) distinct = distinct && (grid[a] == 1 || axis_used[a]);
+      if (!distinct) {
         ++pruned.shape;
-        continue;
-      }
-      do {
-        Step st;
-        st.kind = Step::Kind::OpenBlock;
-        st.grid = grid;
-        st.loop = loop;
-        std::array<bool, 3> axis_used{};
-        bool looped = false;
-        int64_t elems = 0;
-        for (int i = 0; i < num_ins; ++i) {
-          const LoaderChoice& c = choices[i][pick.digits()[i]];
-          st.inputs.push_back({ins[i], c.imap, c.fmap});
-          for (int a = 0; a < 3; ++a) axis_used[a] |= c.imap[a] != kNoDim;
-          looped |= c.fmap != kNoDim;
-          elems += c.tile_elems;
-        }
-        // Every block computes something distinct (each axis of size > 1 splits some input), and a
-        // loop iterates over something (some input has an fmap).
-        bool distinct = loop == 1 || looped;
-        for (int a = 0; a < 3; ++a) distinct = distinct && (grid[a] == 1 || axis_used[a]);
-        if (!distinct) {
-          ++pruned.shape;
-        } else if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
-          ++pruned.memory;
-        } else if (!cfg_.symbolic) {
+      } else if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
+        ++pruned.memory;
+      } else if (!cfg_.symbolic) {
+        out.push_back(st);
+      } else {
+        const FamilyKey key = family_key(st, launch);
+        const uint64_t bit = uint64_t{1} << (launch - key.launch_base);
+        const auto [at, fresh] = families.try_emplace(key, out.size());
+        if (fresh) {  // the first launch is the one the state's block graph is built for
+          st.launches = bit;
+          st.launch_base = key.launch_base;
           out.push_back(st);
         } else {
-          const FamilyKey key = family_key(st, launch);
-          const uint64_t bit = uint64_t{1} << (launch - key.launch_base);
-          const auto [at, fresh] = families.try_emplace(key, out.size());
-          if (fresh) {  // the first launch is the one the state's block graph is built for
-            st.launches = bit;
-            st.launch_base = key.launch_base;
-            out.push_back(st);
-          } else {
-            out[at->second].launches |= bit;
-          }
+          out[at->second].launches |= bit;
         }
-      } while (pick.next());
-    }
+      }
+    } while (pick.next());
   }
   if (cfg_.symbolic)  // an opening with one launch is a concrete one
     for (size_t i = first; i < out.size(); ++i)
