@@ -108,6 +108,17 @@ void unpack(Reader& r, Axes& a) {
   for (int8_t& x : a) x = static_cast<int8_t>(r.index());
 }
 
+void pack(Writer& w, const Launch& l) {
+  for (int32_t x : l.grid) w.var(static_cast<uint64_t>(x));
+  w.var(static_cast<uint64_t>(l.loop));
+}
+void unpack(Reader& r, Launch& l) {
+  for (int32_t& x : l.grid) x = static_cast<int32_t>(r.var());
+  l.loop = static_cast<int32_t>(r.var());
+}
+void pack(Writer& w, uint64_t v) { w.var(v); }  // launch masks
+void unpack(Reader& r, uint64_t& v) { v = r.var(); }
+
 void pack(Writer& w, const BlockInput& in) {
   w.u8(in.tensor);
   pack(w, in.imap);
@@ -128,17 +139,6 @@ void unpack(Reader& r, BlockOutput& o) {
   unpack(r, o.omap);
 }
 
-void pack(Writer& w, const Launch& l) {
-  for (int32_t x : l.grid) w.var(static_cast<uint64_t>(x));
-  w.var(static_cast<uint64_t>(l.loop));
-}
-void unpack(Reader& r, Launch& l) {
-  for (int32_t& x : l.grid) x = static_cast<int32_t>(r.var());
-  l.loop = static_cast<int32_t>(r.var());
-}
-void pack(Writer& w, uint64_t v) { w.var(v); }  // launch masks
-void unpack(Reader& r, uint64_t& v) { v = r.var(); }
-
 void pack(Writer& w, int32_t v) { w.u8(v); }  // tensor indices (outputs)
 void unpack(Reader& r, int32_t& v) { v = r.u8(); }
 void pack(Writer& w, uint32_t v) { w.u32(v); }  // expression ids
@@ -157,16 +157,17 @@ void unpack(Reader& r, FixedVec<T, N>& v) {
 }
 
 void pack(Writer& w, const BlockGraph& b) {
-  for (int32_t x : b.grid) w.var(static_cast<uint64_t>(x));
-  w.var(static_cast<uint64_t>(b.loop));
+  pack(w, Launch{b.grid, b.loop});
   pack(w, b.inputs);
   pack(w, b.ops);
   pack(w, b.outputs);
   pack(w, b.tiles);
 }
 void unpack(Reader& r, BlockGraph& b) {
-  for (int32_t& x : b.grid) x = static_cast<int32_t>(r.var());
-  b.loop = static_cast<int32_t>(r.var());
+  Launch launch;
+  unpack(r, launch);
+  b.grid = launch.grid;
+  b.loop = launch.loop;
   unpack(r, b.inputs);
   unpack(r, b.ops);
   unpack(r, b.outputs);
