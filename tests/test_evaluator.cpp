@@ -280,6 +280,50 @@ TEST(BlockEmulation, ReplicatedInputsAndSameTileEveryIteration) {
   for (int e = 0; e < 8; ++e) EXPECT_EQ(tripled[e], 3.0 * e);
 }
 
+// A loaded tile is read in place in its input: a box whose strides are the input's (rows and columns
+// split across blocks or iterations, a broadcast divisor, a 3-D box). Each op family reading one gives
+// what the kernel op gives.
+TEST(BlockEmulation, OpsReadTilesInPlaceAsTheKernelOpDoes) {
+  const json rows_cols = {0, 1, -1}, rows = {0, -1, -1};
+  auto load = [](int t, json imap, int fmap) { return json{{"t", t}, {"imap", imap}, {"fmap", fmap}}; };
+  auto op = [](const char* name, json in) { return json{{"op", name}, {"in", in}}; };
+  struct Case {
+    std::string what;
+    json inputs, kernel_op, grid;
+    int loop;
+    json loads, ops, omap;
+  };
+  std::vector<Case> cases;
+  for (const char* unary : {"exp", "square", "silu"})
+    cases.push_back({unary, {{4, 8}}, op(unary, {0}), {2, 2, 1}, 1, {load(0, rows_cols, -1)},
+                     {op(unary, {0}), op("accum_sum", {1})}, rows_cols});
+  cases.push_back({"mul", {{4, 8}, {4, 8}}, op("mul", {0, 1}), {2, 2, 1}, 1,
+                   {load(0, rows_cols, -1), load(1, rows_cols, -1)}, {op("mul", {0, 1}), op("accum_sum", {2})},
+                   rows_cols});
+  cases.push_back({"div by a broadcast row", {{4, 8}, {4, 1}}, op("div", {0, 1}), {2, 2, 1}, 1,
+                   {load(0, rows_cols, -1), load(1, rows, -1)}, {op("div", {0, 1}), op("accum_sum", {2})},
+                   rows_cols});
+  json reduce = op("reduce_sum", {0});
+  reduce["dim"] = 1;
+  cases.push_back({"reduce_sum over iterations", {{4, 8}}, reduce, {2, 1, 1}, 2, {load(0, rows, 1)},
+                   {reduce, op("accum_sum", {1})}, rows});
+  cases.push_back({"rms_norm of a 3-D box", {{2, 4, 8}}, op("rms_norm", {0}), {2, 1, 1}, 1,
+                   {load(0, {1, -1, -1}, -1)}, {op("rms_norm", {0}), op("accum_sum", {1})}, {1, -1, -1}});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const int first_out = static_cast<int>(c.inputs.size());
+    const KernelGraph program = graph({{"inputs", c.inputs}, {"kernels", {c.kernel_op}}, {"outputs", {first_out}}});
+    const int saved = first_out + static_cast<int>(c.ops.size()) - 1;
+    const KernelGraph tiled = graph({{"inputs", c.inputs},
+                                     {"kernels",
+                                      {{{"op", "block"}, {"grid", c.grid}, {"loop", c.loop}, {"in", c.loads},
+                                        {"ops", c.ops}, {"out", {{{"t", saved}, {"omap", c.omap}}}}}}},
+                                     {"outputs", {first_out}}});
+    for (FieldKind f : {FieldKind::Wide, FieldKind::Mirage}) EXPECT_TRUE(field_test(f, program, tiled, 3));
+    EXPECT_LT(float_rel_error(program, tiled, 5), 1e-12);
+  }
+}
+
 TEST(Evaluator, CountsZeroDivisors) {
   KernelGraph g;
   g.add_input(Shape::of({2, 3}));

@@ -2,7 +2,8 @@
 // Faithful emulation of one block graph (docs/design.md §2, "Block-graph semantics, precisely"): every block
 // of the grid, every loop iteration, tiles loaded at the origins imap and fmap give, accumulators
 // folded across iterations, savers writing tiles at the origins omap gives. Blocks run in parallel;
-// each thread owns its scratch tiles.
+// each thread owns its scratch tiles. A loaded tile read once is not copied: the ops read it in place
+// in its input, through a view (its values are the same, and no op writes a loaded tile).
 #include <omp.h>
 
 #include <algorithm>
@@ -15,17 +16,24 @@
 
 namespace ugs::eval {
 
-// Copies the box of extent `ext` at `src_origin` in src to `dst_origin` in dst.
+// The box of extent `ext` at `origin` in src.
 template <class V>
-void copy_box(const Tensor<V>& src, const Index4& src_origin, Tensor<V>& dst, const Index4& dst_origin,
-              const Shape& ext) {
-  const Index4 ss = strides4(src.shape), sd = strides4(dst.shape);
+TensorView<V> box_of(const Tensor<V>& src, const Index4& origin, const Shape& ext) {
+  const Index4 st = strides4(src.shape);
+  return {src.data.data() + origin[0] * st[0] + origin[1] * st[1] + origin[2] * st[2] + origin[3], ext, st};
+}
+
+// Copies src to the box of its extent at `dst_origin` in dst.
+template <class V>
+void copy_box(const TensorView<V>& src, Tensor<V>& dst, const Index4& dst_origin) {
+  const Shape& ext = src.shape;
+  const Index4& ss = src.strides;
+  const Index4 sd = strides4(dst.shape);
   const int64_t n = ext.dim4(3);
   for (int64_t i0 = 0; i0 < ext.dim4(0); ++i0)
     for (int64_t i1 = 0; i1 < ext.dim4(1); ++i1)
       for (int64_t i2 = 0; i2 < ext.dim4(2); ++i2) {
-        const V* s = src.data.data() + (src_origin[0] + i0) * ss[0] + (src_origin[1] + i1) * ss[1] +
-                     (src_origin[2] + i2) * ss[2] + src_origin[3];
+        const V* s = src.data + i0 * ss[0] + i1 * ss[1] + i2 * ss[2];
         V* d = dst.data.data() + (dst_origin[0] + i0) * sd[0] + (dst_origin[1] + i1) * sd[1] +
                (dst_origin[2] + i2) * sd[2] + dst_origin[3];
         std::copy(s, s + n, d);
@@ -59,43 +67,79 @@ inline Stage stage_of(const BlockGraph& bg, int k) {
   return bg.tiles[bg.inputs.size() + k].post ? Stage::After : Stage::Loop;
 }
 
+// Whether loaded tile i is copied when loaded rather than read in place: when it is a matmul's left
+// operand (matmul_tile reads that one dense), or read more than once: as the same tile at every
+// iteration (no fmap), or as a matmul's right operand (once per kMatmulRowBlock rows of the left
+// one). Its rows lie an input row apart: read in place again and again, a power-of-two stride puts
+// them all in a few cache sets and every pass misses; copied, it is read from a dense tile that
+// stays in cache. Read once, copying would only add a pass.
+inline bool copied_when_loaded(const BlockGraph& bg, int i) {
+  if (bg.inputs[i].fmap == kNoDim && bg.loop > 1) return true;
+  for (const Op& op : bg.ops) {
+    if (op.kind != OpKind::Matmul) continue;
+    if (op.in[0] == i || (op.in[1] == i && bg.tiles[op.in[0]].shape.dim4(2) > kMatmulRowBlock)) return true;
+  }
+  return false;
+}
+
+// A block's tiles: the ops' own and the copied loads', and what every tile is read through (a loaded
+// tile's box in its input, or its copy; an op's tile itself).
+template <class V>
+struct BlockTiles {
+  std::vector<Tensor<V>> own;
+  std::vector<TensorView<V>> read;
+  std::vector<uint8_t> copied;  // per loaded tile
+
+  explicit BlockTiles(const BlockGraph& bg) : own(bg.tiles.size()), read(bg.tiles.size()), copied(bg.inputs.size()) {
+    for (int t = 0; t < bg.tiles.size(); ++t) {
+      if (t < bg.inputs.size() && !(copied[t] = copied_when_loaded(bg, t))) continue;
+      own[t].reset(bg.tiles[t].shape);
+      read[t] = own[t];
+    }
+  }
+
+  void load(int i, const TensorView<V>& box) {
+    if (copied[i] && !box.dense()) {
+      copy_box(box, own[i], {});
+    } else {
+      read[i] = box;
+    }
+  }
+};
+
 template <class A>
-void apply_tile(const A& ar, const BlockGraph& bg, std::vector<Tensor<typename A::Value>>& tiles, int k,
-                uint64_t& zeros) {
+void apply_tile(const A& ar, const BlockGraph& bg, BlockTiles<typename A::Value>& tiles, int k, uint64_t& zeros) {
   const Op& op = bg.ops[k];
-  Tensor<typename A::Value>& out = tiles[bg.inputs.size() + k];
-  const auto* b = arity(op.kind) == 2 ? &tiles[op.in[1]] : nullptr;
-  apply_rows(ar, op, tiles[op.in[0]], b, out, 0, rows_of(out.shape), zeros);
+  Tensor<typename A::Value>& out = tiles.own[bg.inputs.size() + k];
+  const auto* b = arity(op.kind) == 2 ? &tiles.read[op.in[1]] : nullptr;
+  apply_rows(ar, op, tiles.read[op.in[0]], b, out, 0, rows_of(out.shape), zeros);
 }
 
 // Runs one block: the loop, the accumulators' final step, the ops after the loop and the savers. The
-// tile of an input without fmap is the same at every iteration, and no op writes a loaded tile: it
-// is loaded once.
+// tile of an input without fmap is the same at every iteration: it is located once.
 template <class A>
 void run_one_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
                    std::span<Tensor<typename A::Value>* const> out, const Dim3& block,
-                   std::vector<Tensor<typename A::Value>>& tiles, uint64_t& zeros) {
+                   BlockTiles<typename A::Value>& tiles, uint64_t& zeros) {
   const int ni = bg.inputs.size(), nk = bg.ops.size();
   for (int k = 0; k < nk; ++k)
-    if (stage_of(bg, k) == Stage::Accum) std::fill(tiles[ni + k].data.begin(), tiles[ni + k].data.end(), ar.zero());
+    if (stage_of(bg, k) == Stage::Accum) std::ranges::fill(tiles.own[ni + k].data, ar.zero());
   for (int64_t it = 0; it < bg.loop; ++it) {
     for (int i = 0; i < ni; ++i)
       if (it == 0 || bg.inputs[i].fmap != kNoDim)
-        copy_box(*in[i], load_origin(bg, i, in[i]->shape, block, it), tiles[i], {}, tiles[i].shape);
+        tiles.load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, block, it), bg.tiles[i].shape));
     for (int k = 0; k < nk; ++k)
       if (stage_of(bg, k) != Stage::After) apply_tile(ar, bg, tiles, k, zeros);
   }
   for (int k = 0; k < nk; ++k) {
     if (bg.ops[k].kind != OpKind::AccumRmsLastdim) continue;
     const int64_t n = int64_t{bg.loop} * bg.tiles[bg.ops[k].in[0]].shape.last();
-    for (auto& v : tiles[ni + k].data) v = rms_of_sum(ar, v, n, zeros);
+    for (auto& v : tiles.own[ni + k].data) v = rms_of_sum(ar, v, n, zeros);
   }
   for (int k = 0; k < nk; ++k)
     if (stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles, k, zeros);
-  for (int o = 0; o < bg.outputs.size(); ++o) {
-    const auto& tile = tiles[bg.outputs[o].tile];
-    copy_box(tile, {}, *out[o], save_origin(bg, o, block), tile.shape);
-  }
+  for (int o = 0; o < bg.outputs.size(); ++o)
+    copy_box(tiles.read[bg.outputs[o].tile], *out[o], save_origin(bg, o, block));
 }
 
 // The grid axes, the one to vary fastest first. The blocks along an axis some input's imap leaves out
@@ -121,8 +165,7 @@ void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typenam
   uint64_t z = 0;
 #pragma omp parallel reduction(+ : z) if (nblocks > 1)
   {
-    std::vector<Tensor<V>> t(bg.tiles.size());
-    for (int i = 0; i < bg.tiles.size(); ++i) t[i].reset(bg.tiles[i].shape);
+    BlockTiles<V> tiles(bg);
 #pragma omp for schedule(static)
     for (int64_t blk = 0; blk < nblocks; ++blk) {
       Dim3 b{};
@@ -130,7 +173,7 @@ void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typenam
         b[a] = static_cast<int32_t>(rest % bg.grid[a]);
         rest /= bg.grid[a];
       }
-      run_one_block(ar, bg, in, out, b, t, z);
+      run_one_block(ar, bg, in, out, b, tiles, z);
     }
   }
   zeros += z;

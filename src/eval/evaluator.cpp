@@ -19,7 +19,7 @@ namespace {
 // A matmul runs as tiles of rows × columns (tensor_ops.h), so that a matmul with fewer rows than
 // threads (a decode step: 2 × 4096 · 4096 × 6144) still keeps every thread busy.
 template <class A>
-void matmul_by_tiles(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
+void matmul_by_tiles(const A& ar, const TensorView<typename A::Value>& a, const TensorView<typename A::Value>& b,
                      Tensor<typename A::Value>& out, bool parallel) {
   const int64_t rows = eval::rows_of(out.shape), n = out.shape.dim4(3);
   const int64_t row_blocks = (rows + eval::kMatmulRowBlock - 1) / eval::kMatmulRowBlock;
@@ -40,9 +40,11 @@ void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>&
   const int64_t work = out.numel() * (op.kind == OpKind::Matmul ? a.shape.dim4(3) : 1);
   const bool parallel = work > (1 << 15) && !omp_in_parallel() && omp_get_max_threads() > 1;
   if (op.kind == OpKind::Matmul) return matmul_by_tiles(ar, a, *b, out, parallel);
+  const TensorView<typename A::Value> read_a = a, read_b = b ? TensorView<typename A::Value>(*b) : read_a;
+  const TensorView<typename A::Value>* second = b ? &read_b : nullptr;
   uint64_t z = 0;
 #pragma omp parallel for schedule(static) reduction(+ : z) if (parallel && rows > 1)
-  for (int64_t r = 0; r < rows; ++r) eval::apply_rows(ar, op, a, b, out, r, r + 1, z);
+  for (int64_t r = 0; r < rows; ++r) eval::apply_rows(ar, op, read_a, second, out, r, r + 1, z);
   zeros += z;
 }
 

@@ -2,9 +2,11 @@
 // The scalar loops of every op, templated over the arithmetic (field pairs or float64) and written
 // over a range of output rows (a row = the last dim), so the kernel level runs them in parallel over
 // rows and the block level runs them whole on tiles. One loop per op family; nothing is copied for a
-// variant: accumulators are folds added into their tile.
+// variant: accumulators are folds added into their tile. Operands are read through views (tensor.h),
+// so a block's loaded tile is read in place in its input.
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 
 #include "ugs/eval/tensor.h"
 #include "ugs/ir/op.h"
@@ -14,10 +16,11 @@ namespace ugs::eval {
 inline int64_t rows_of(const Shape& s) { return s.numel() / s.dim4(3); }
 
 // Strides of `in` read at the coordinates of `out`, zero along broadcast dims.
-inline Index4 broadcast_strides(const Shape& in, const Shape& out) {
-  Index4 st = strides4(in);
+template <class V>
+Index4 broadcast_strides(const TensorView<V>& in, const Shape& out) {
+  Index4 st = in.strides;
   for (int i = 0; i < 4; ++i)
-    if (in.dim4(i) == 1 && out.dim4(i) != 1) st[i] = 0;
+    if (in.shape.dim4(i) == 1 && out.dim4(i) != 1) st[i] = 0;
   return st;
 }
 
@@ -29,18 +32,27 @@ inline int64_t row_base(int64_t r, const Shape& out, const Index4& st) {
 }
 
 template <class V, class F>
-void map_rows(const Tensor<V>& x, Tensor<V>& out, int64_t r0, int64_t r1, F f) {
+void map_rows(const TensorView<V>& x, Tensor<V>& out, int64_t r0, int64_t r1, F f) {
   const int64_t n = out.shape.dim4(3);
-  for (int64_t i = r0 * n; i < r1 * n; ++i) out.data[i] = f(x.data[i]);
+  if (x.dense()) {
+    for (int64_t i = r0 * n; i < r1 * n; ++i) out.data[i] = f(x.data[i]);
+    return;
+  }
+  const Index4 sx = x.strides;
+  for (int64_t r = r0; r < r1; ++r) {
+    const V* px = x.data + row_base(r, out.shape, sx);
+    V* po = out.data.data() + r * n;
+    for (int64_t j = 0; j < n; ++j) po[j] = f(px[j]);
+  }
 }
 
 template <class V, class F>
-void zip_rows(const Tensor<V>& a, const Tensor<V>& b, Tensor<V>& out, int64_t r0, int64_t r1, F f) {
-  const Index4 sa = broadcast_strides(a.shape, out.shape), sb = broadcast_strides(b.shape, out.shape);
+void zip_rows(const TensorView<V>& a, const TensorView<V>& b, Tensor<V>& out, int64_t r0, int64_t r1, F f) {
+  const Index4 sa = broadcast_strides(a, out.shape), sb = broadcast_strides(b, out.shape);
   const int64_t n = out.shape.dim4(3);
   for (int64_t r = r0; r < r1; ++r) {
-    const V* pa = a.data.data() + row_base(r, out.shape, sa);
-    const V* pb = b.data.data() + row_base(r, out.shape, sb);
+    const V* pa = a.data + row_base(r, out.shape, sa);
+    const V* pb = b.data + row_base(r, out.shape, sb);
     V* po = out.data.data() + r * n;
     for (int64_t j = 0; j < n; ++j) po[j] = f(pa[j * sa[3]], pb[j * sb[3]]);
   }
@@ -49,18 +61,18 @@ void zip_rows(const Tensor<V>& a, const Tensor<V>& b, Tensor<V>& out, int64_t r0
 // a / b; a divisor broadcast along the row (a row's sum or rms) is prepared once per row (the zero
 // divisors counted as if per element).
 template <class A>
-void div_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
+void div_rows(const A& ar, const TensorView<typename A::Value>& a, const TensorView<typename A::Value>& b,
               Tensor<typename A::Value>& out, int64_t r0, int64_t r1, uint64_t& zeros) {
   using V = typename A::Value;
-  const Index4 sb = broadcast_strides(b.shape, out.shape);
+  const Index4 sb = broadcast_strides(b, out.shape);
   if (sb[3] != 0) return zip_rows(a, b, out, r0, r1, [&](V x, V y) { return ar.div(x, y, zeros); });
-  const Index4 sa = broadcast_strides(a.shape, out.shape);
+  const Index4 sa = broadcast_strides(a, out.shape);
   const int64_t n = out.shape.dim4(3);
   for (int64_t r = r0; r < r1; ++r) {
     uint64_t z = 0;
     const auto d = ar.divisor(b.data[row_base(r, out.shape, sb)], z);
     zeros += z * n;
-    const V* pa = a.data.data() + row_base(r, out.shape, sa);
+    const V* pa = a.data + row_base(r, out.shape, sa);
     V* po = out.data.data() + r * n;
     for (int64_t j = 0; j < n; ++j) po[j] = ar.div_by(pa[j * sa[3]], d);
   }
@@ -84,67 +96,88 @@ inline constexpr int64_t kMatmulRowBlock = 4, kMatmulColumnChunk = 64;
 #define UGS_VECTOR_INLINE inline
 #endif
 
-// Terms kk .. kk+T-1 (T is 1 or 2) of a tile's R × jn accumulators, from rows [0, R) of a (row stride
-// k) and columns [c, c+jn) of b (row stride n). Two terms at a time, the field folds once per pair.
+// A matmul's inner dim and the row stride of b [k, n]: n for a dense b, the input's for a loaded tile
+// read in place. Passed by value, and a dense b's loop is compiled apart with n as its stride: the
+// field's loop has no register to spare for one more value.
+struct MatmulRows {
+  int64_t k, ldb;
+};
+
+// Terms kk .. kk+T-1 (T is 1 or 2) of a tile's R × jn accumulators, from rows [0, R) of a (dense: row
+// stride k) and columns [c, c+jn) of b. Two terms at a time, the field folds once per pair.
 template <int T, int R, class A>
 UGS_VECTOR_INLINE void matmul_terms(const A& ar, typename A::Acc (&acc)[R][kMatmulColumnChunk],
-                                    const typename A::Value* a, const typename A::Value* b, int64_t k, int64_t n,
+                                    const typename A::Value* a, const typename A::Value* b, int64_t k, int64_t ldb,
                                     int64_t kk, int64_t c, int64_t jn) {
   typename A::Value av[T][R];
   for (int t = 0; t < T; ++t)
     for (int i = 0; i < R; ++i) av[t][i] = a[i * k + kk + t];
-  const typename A::Value* brow = b + kk * n + c;
+  const typename A::Value* brow = b + kk * ldb + c;
   for (int64_t j = 0; j < jn; ++j)
     for (int i = 0; i < R; ++i) {
       if constexpr (T == 2) {
-        ar.acc_fma2(acc[i][j], av[0][i], brow[j], av[1][i], brow[n + j]);
+        ar.acc_fma2(acc[i][j], av[0][i], brow[j], av[1][i], brow[ldb + j]);
       } else {
         ar.acc_fma(acc[i][j], av[0][i], brow[j]);
       }
     }
 }
 
-// Rows [0, R) of a (row stride k) times b (row stride n) into out (row stride n), columns [j0, j1).
-// R is a constant, so the R values of a at each k stay in registers.
-template <int R, class A>
+// Rows [0, R) of a times b into out (row stride n), columns [j0, j1). R is a constant, so the R values
+// of a at each k stay in registers.
+template <int R, bool kDenseB, class A>
 UGS_VECTOR_INLINE void matmul_row_block(const A& ar, const typename A::Value* a, const typename A::Value* b,
-                                        typename A::Value* out, int64_t k, int64_t n, int64_t j0, int64_t j1) {
+                                        typename A::Value* out, MatmulRows mr, int64_t n, int64_t j0,
+                                        int64_t j1) {
   constexpr int64_t kChunk = kMatmulColumnChunk;
+  const int64_t k = mr.k, ldb = kDenseB ? n : mr.ldb;
   for (int64_t c = j0; c < j1; c += kChunk) {
     const int64_t jn = std::min(kChunk, j1 - c);
     typename A::Acc acc[R][kChunk]{};
     int64_t kk = 0;
-    for (; kk + 1 < k; kk += 2) matmul_terms<2>(ar, acc, a, b, k, n, kk, c, jn);
-    if (kk < k) matmul_terms<1>(ar, acc, a, b, k, n, kk, c, jn);
+    for (; kk + 1 < k; kk += 2) matmul_terms<2>(ar, acc, a, b, k, ldb, kk, c, jn);
+    if (kk < k) matmul_terms<1>(ar, acc, a, b, k, ldb, kk, c, jn);
     for (int i = 0; i < R; ++i)
       for (int64_t j = 0; j < jn; ++j) out[i * n + c + j] = ar.acc_value(acc[i][j]);
   }
 }
 
 // out[.., i, j] = Σ_k a[.., i, k] b[.., k, j] for rows [r0, r1) (all dims before the last,
-// flattened) and columns [j0, j1), batch dims equal. Every element is summed over k in order, so
-// float64 gives the same bits whatever the tiling.
+// flattened) and columns [j0, j1), batch dims equal; a is dense. Every element is summed over k in
+// order, so float64 gives the same bits whatever the tiling.
 template <class A>
-UGS_VECTOR_CLONES void matmul_tile(const A& ar, const Tensor<typename A::Value>& a,
-                                   const Tensor<typename A::Value>& b, Tensor<typename A::Value>& out, int64_t r0,
-                                   int64_t r1, int64_t j0, int64_t j1) {
-  const int64_t m = out.shape.dim4(2), n = out.shape.dim4(3), k = a.shape.dim4(3);
+UGS_VECTOR_CLONES void matmul_tile(const A& ar, const TensorView<typename A::Value>& a,
+                                   const TensorView<typename A::Value>& b, Tensor<typename A::Value>& out,
+                                   int64_t r0, int64_t r1, int64_t j0, int64_t j1) {
+  const int64_t m = out.shape.dim4(2), n = out.shape.dim4(3), batch1 = out.shape.dim4(1);
+  const MatmulRows mr{a.shape.dim4(3), b.strides[2]};
+  const bool dense_b = mr.ldb == n;
+  if (!a.dense()) throw std::logic_error("matmul_tile: the left operand must be dense");
   for (int64_t r = r0; r < r1;) {
     const int64_t rows = std::min({r1 - r, kMatmulRowBlock, m - r % m});  // within one batch matrix
-    const auto* pa = a.data.data() + r * k;
-    const auto* pb = b.data.data() + (r / m) * k * n;
+    const int64_t matrix = r / m;
+    const auto* pa = a.data + r * mr.k;
+    const auto* pb = b.data + (matrix / batch1) * b.strides[0] + (matrix % batch1) * b.strides[1];
     auto* po = out.data.data() + r * n;
-    if (rows == kMatmulRowBlock) {
-      matmul_row_block<kMatmulRowBlock>(ar, pa, pb, po, k, n, j0, j1);
+    if (rows == kMatmulRowBlock && dense_b) {
+      matmul_row_block<kMatmulRowBlock, true>(ar, pa, pb, po, mr, n, j0, j1);
+    } else if (rows == kMatmulRowBlock) {
+      matmul_row_block<kMatmulRowBlock, false>(ar, pa, pb, po, mr, n, j0, j1);
     } else {
-      for (int64_t i = 0; i < rows; ++i) matmul_row_block<1>(ar, pa + i * k, pb, po + i * n, k, n, j0, j1);
+      for (int64_t i = 0; i < rows; ++i) {
+        if (dense_b) {
+          matmul_row_block<1, true>(ar, pa + i * mr.k, pb, po + i * n, mr, n, j0, j1);
+        } else {
+          matmul_row_block<1, false>(ar, pa + i * mr.k, pb, po + i * n, mr, n, j0, j1);
+        }
+      }
     }
     r += rows;
   }
 }
 
 template <class A>
-void matmul_rows(const A& ar, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>& b,
+void matmul_rows(const A& ar, const TensorView<typename A::Value>& a, const TensorView<typename A::Value>& b,
                  Tensor<typename A::Value>& out, int64_t r0, int64_t r1) {
   matmul_tile(ar, a, b, out, r0, r1, 0, out.shape.dim4(3));
 }
@@ -170,15 +203,15 @@ typename A::Value fold_one(const A& ar, const typename A::Value* p, int64_t reps
 // (reduce_sum is a fold to 1), reading each element through `pre` (identity or square). With
 // `into`, the fold is added to what `out` holds (loop accumulators).
 template <class A, class Pre>
-void fold_rows(const A& ar, const Tensor<typename A::Value>& x, Tensor<typename A::Value>& out, int d4, bool into,
-               int64_t r0, int64_t r1, Pre pre) {
+void fold_rows(const A& ar, const TensorView<typename A::Value>& x, Tensor<typename A::Value>& out, int d4,
+               bool into, int64_t r0, int64_t r1, Pre pre) {
   using V = typename A::Value;
-  const Index4 sx = strides4(x.shape);
+  const Index4 sx = x.strides;  // a copy: a store to out (uint64_t) may alias a view's strides
   const int64_t reps = x.shape.dim4(d4) / out.shape.dim4(d4);
   const int64_t step = sx[d4] * out.shape.dim4(d4);
   const int64_t n = out.shape.dim4(3);
   for (int64_t r = r0; r < r1; ++r) {
-    const V* px = x.data.data() + row_base(r, out.shape, sx);  // x is dense: its last stride is 1
+    const V* px = x.data + row_base(r, out.shape, sx);  // x's last stride is 1
     V* po = out.data.data() + r * n;
     if (reps == 1 && into) {  // accum_sum: an element-wise add, which vectorizes
       for (int64_t j = 0; j < n; ++j) po[j] = ar.add(po[j], pre(px[j]));
@@ -198,25 +231,28 @@ typename A::Value rms_of_sum(const A& ar, typename A::Value sum_sq, int64_t n, u
 }
 
 template <class A>
-void rms_norm_rows(const A& ar, const Tensor<typename A::Value>& x, Tensor<typename A::Value>& out, int64_t r0,
-                   int64_t r1, uint64_t& zeros) {
+void rms_norm_rows(const A& ar, const TensorView<typename A::Value>& x, Tensor<typename A::Value>& out,
+                   int64_t r0, int64_t r1, uint64_t& zeros) {
   const int64_t n = out.shape.dim4(3);
+  const Index4 sx = x.strides;
   for (int64_t r = r0; r < r1; ++r) {
+    const typename A::Value* px = x.data + row_base(r, out.shape, sx);
     typename A::Acc s{};
-    for (int64_t j = 0; j < n; ++j) ar.acc_fma(s, x.data[r * n + j], x.data[r * n + j]);
+    for (int64_t j = 0; j < n; ++j) ar.acc_fma(s, px[j], px[j]);
     const auto rms = rms_of_sum(ar, ar.acc_value(s), n, zeros);
     uint64_t z = 0;
     const auto d = ar.divisor(rms, z);
     zeros += z * n;
-    for (int64_t j = 0; j < n; ++j) out.data[r * n + j] = ar.div_by(x.data[r * n + j], d);
+    for (int64_t j = 0; j < n; ++j) out.data[r * n + j] = ar.div_by(px[j], d);
   }
 }
 
 // One op (not a block graph) over output rows [r0, r1). `b` is null for unary ops. Accumulators fold
 // their iteration's value into `out`.
 template <class A>
-void apply_rows(const A& ar, const Op& op, const Tensor<typename A::Value>& a, const Tensor<typename A::Value>* b,
-                Tensor<typename A::Value>& out, int64_t r0, int64_t r1, uint64_t& zeros) {
+void apply_rows(const A& ar, const Op& op, const TensorView<typename A::Value>& a,
+                const TensorView<typename A::Value>* b, Tensor<typename A::Value>& out, int64_t r0, int64_t r1,
+                uint64_t& zeros) {
   using V = typename A::Value;
   auto same = [](V v) { return v; };
   auto sq = [&](V v) { return ar.mul(v, v); };

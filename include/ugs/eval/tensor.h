@@ -36,4 +36,20 @@ struct Tensor {
   int64_t numel() const { return static_cast<int64_t>(data.size()); }
 };
 
+// What an op reads: a tensor, or a box of one (a block's tile of an input), by its first element and
+// 4-D strides. A box's last dim is contiguous, as a row of a dense tensor is. A dense tensor is a view
+// of itself, so every op reads through this and a loaded tile need not be copied.
+template <class V>
+struct TensorView {
+  const V* data = nullptr;
+  Shape shape;
+  Index4 strides{};
+
+  TensorView() = default;
+  TensorView(const V* first, const Shape& s, const Index4& st) : data(first), shape(s), strides(st) {}
+  // Implicit: wherever a view is read, a whole tensor may be passed.
+  TensorView(const Tensor<V>& t) : data(t.data.data()), shape(t.shape), strides(strides4(t.shape)) {}
+  bool dense() const { return strides == strides4(shape); }
+};
+
 }  // namespace ugs
