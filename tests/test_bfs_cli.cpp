@@ -6,8 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -69,6 +72,38 @@ TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
       {"search", "lora_small", "--strategy", "bfs", "--seed", "7", "--resume", dir + "/ck", "--out", dir + "/x.json"});
   EXPECT_EQ(other.status, 2);
   EXPECT_NE(other.err.find("written by another search"), std::string::npos) << other.err;
+}
+
+// A checkpoint whose states are damaged (here the first state of its first non-empty level, its
+// bytes all 0xFF) is refused with one line, not resumed from.
+TEST(BfsCli, ACheckpointWithDamagedStatesIsRefused) {
+  const std::string dir = test::temp_dir();
+  const int status = signalled_after_level(lora_bfs({"--quiet", "--out", dir + "/killed.json"}), dir, 3, SIGKILL);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: make the space bigger";
+  const std::string path = dir + "/ck/checkpoint.ugs";
+  std::string bytes = read_file(path);
+  const size_t magic = 8;  // "UGSCKPT3"
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, bytes.data() + magic, sizeof header_len);
+  size_t pos = magic + sizeof header_len;
+  const json header = json::parse(bytes.substr(pos, header_len));
+  pos += header_len;
+  bool damaged = false;
+  for (const json& layer : header.at("layers")) {
+    const size_t count = layer.at(0), n = layer.at(1);
+    if (count > 0 && !damaged) {
+      std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(pos), std::min<size_t>(n, 24), '\xFF');
+      damaged = true;
+    }
+    pos += n + count * sizeof(uint64_t);
+  }
+  ASSERT_TRUE(damaged);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  const test::RunResult r = test::run_ugsearch(lora_bfs({"--quiet", "--resume", dir + "/ck", "--out", dir + "/x.json"}));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("the file is damaged, start the search again without --resume"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
 }
 
 // Ctrl-C stops a run as --time-limit does: exit 130, its results so far written and marked partial,

@@ -1,8 +1,9 @@
 // libFuzzer target: any bytes given to the checkpoint-file reader (`--resume DIR`) yield a checkpoint
 // or an InputError, never a crash, a hang, another exception or undefined behaviour (built with
 // address and undefined sanitizers). The reader takes a path: the bytes go to one temp file per
-// process, rewritten for each input. A checkpoint read has a key for each state of each layer. (The
-// layers' encoded states are not decoded here: a resume decodes them, src/search/bfs/bfs.cpp.)
+// process, rewritten for each input. A checkpoint read has a key for each state of each layer, and
+// its layers' states are then read as a resume reads them (src/search/bfs/bfs.cpp): split by the
+// bounded decoder, each checked by well_formed, which must refuse or accept, never crash.
 #include <unistd.h>
 
 #include <cstddef>
@@ -12,6 +13,8 @@
 #include <fstream>
 #include <string>
 
+#include "search/bfs/state_check.h"
+#include "search/bfs/state_codec.h"
 #include "ugs/io/checkpoint_files.h"
 #include "ugs/util/error.h"
 
@@ -35,9 +38,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!out) __builtin_trap();  // the harness cannot write its temp file: stop loudly
   }
   try {
-    const ugs::Checkpoint checkpoint = ugs::read_checkpoint_file(path, ugs::GraphRules{});
-    for (const ugs::CheckpointLayer& layer : checkpoint.layers)
+    ugs::Checkpoint checkpoint = ugs::read_checkpoint_file(path, ugs::GraphRules{});
+    ugs::State state;
+    for (ugs::CheckpointLayer& layer : checkpoint.layers) {
       if (layer.keys.size() != layer.count) __builtin_trap();
+      ugs::search_detail::Frontier states;
+      if (!states.assign(std::move(layer.states), layer.count)) continue;
+      for (size_t i = 0; i < states.size(); ++i) {
+        states.decode_at(i, state);
+        (void)ugs::search_detail::well_formed(state, ugs::GraphRules{});
+      }
+    }
   } catch (const ugs::InputError&) {
   }
   return 0;

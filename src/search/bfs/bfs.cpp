@@ -15,9 +15,11 @@
 #include "search/bfs/level_store.h"
 #include "search/bfs/rank_exchange.h"
 #include "search/bfs/schedule.h"
+#include "search/bfs/state_check.h"
 #include "search/bfs/team.h"
 #include "search/distributed/state_wire.h"
 #include "ugs/search/bfs/checkpoint.h"
+#include "ugs/util/error.h"
 #include "ugs/util/first_exception.h"
 
 namespace ugs::search_detail {
@@ -119,7 +121,8 @@ void Bfs::start(const State& root) {
 }
 
 // A checkpoint's states carry expression ids of the pool that wrote them: each is recomputed in this
-// run's pool from the state's graph, and the state becomes a base of its level.
+// run's pool from the state's graph, and the state becomes a base of its level. The file may be
+// damaged: a state is searched from only if it is one the search could have made.
 void Bfs::resume() {
   Checkpoint checkpoint = exchange_.load(*options_.checkpoints, run_key_, cfg_.rules());
   store_.reset(checkpoint.layers.size());
@@ -127,9 +130,16 @@ void Bfs::resume() {
   for (size_t d = 0; d < checkpoint.layers.size(); ++d) {
     NodeSlab slab;
     Frontier layer, fresh;
-    layer.assign(std::move(checkpoint.layers[d].states), checkpoint.layers[d].count);
+    auto damaged = [&](const std::string& what) {
+      return InputError("--resume: the checkpoint's level " + std::to_string(d) + " " + what +
+                        "; the file is damaged, start the search again without --resume");
+    };
+    if (!layer.assign(std::move(checkpoint.layers[d].states), checkpoint.layers[d].count))
+      throw damaged("does not hold its " + std::to_string(checkpoint.layers[d].count) + " states");
     for (size_t i = 0; i < layer.size(); ++i) {
       layer.decode_at(i, state);
+      if (!well_formed(state, cfg_.rules()))
+        throw damaged("holds a state no search makes (state " + std::to_string(i) + ")");
       rebuild_expressions(state, engine_.gen.pool());
       fresh.clear();
       fresh.push(state);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "ugs/util/hash.h"
 
@@ -33,29 +34,59 @@ class Writer {
   uint8_t* p_;
 };
 
+// Bytes that are not an encoded state: a read past a bounded Reader's end, a count no vector holds, a
+// rank or an op kind out of range. decode_bounded answers it with null; from decode (bytes this
+// process or its ranks wrote) it is a bug, and surfaces as one.
+struct Damaged : std::logic_error {
+  Damaged() : std::logic_error("state_codec: bytes that are not an encoded state") {}
+};
+
+// Reads what Writer wrote. Bounded (with an end, for bytes read from a file), no read passes the end.
+// Counts, ranks and op kinds are checked either way: they index fixed arrays.
 class Reader {
  public:
-  explicit Reader(const uint8_t* p) : p_(p) {}
-  int u8() { return *p_++; }
+  explicit Reader(const uint8_t* p, const uint8_t* limit = nullptr) : p_(p), limit_(limit) {}
+  int u8() {
+    need(1);
+    return *p_++;
+  }
   int index() { return u8() - 1; }
   uint64_t var() {
     uint64_t v = 0;
     for (int shift = 0;; shift += 7) {
-      const uint8_t b = *p_++;
+      if (shift > 63) throw Damaged{};
+      const uint8_t b = static_cast<uint8_t>(u8());
       v |= uint64_t{b & 0x7fu} << shift;
       if (!(b & 0x80)) return v;
     }
   }
   uint32_t u32() {
+    need(4);
     uint32_t v;
     std::memcpy(&v, p_, 4);
     p_ += 4;
     return v;
   }
+  // A vector's count, at most `capacity`.
+  int count(int capacity) {
+    const int n = u8();
+    if (n > capacity) throw Damaged{};
+    return n;
+  }
+  // A value the graphs' code indexes tables with (an op's kind), below `bound`.
+  int below(int bound) {
+    const int v = u8();
+    if (v >= bound) throw Damaged{};
+    return v;
+  }
   const uint8_t* end() const { return p_; }
 
  private:
+  void need(size_t n) const {
+    if (limit_ && static_cast<size_t>(limit_ - p_) < n) throw Damaged{};
+  }
   const uint8_t* p_;
+  const uint8_t* limit_;
 };
 
 void pack(Writer& w, const Shape& s, bool post = false) {
@@ -65,6 +96,7 @@ void pack(Writer& w, const Shape& s, bool post = false) {
 void unpack(Reader& r, Shape& s, bool* post = nullptr) {
   const int b = r.u8();
   s = Shape{};
+  if ((b & 0x7f) > kMaxRank) throw Damaged{};
   s.rank = static_cast<int8_t>(b & 0x7f);
   if (post) *post = b & 0x80;
   for (int i = 0; i < s.rank; ++i) s.d[i] = static_cast<int32_t>(r.var());
@@ -81,7 +113,7 @@ void pack(Writer& w, const Op& op) {
   w.index(op.in[1]);
 }
 void unpack(Reader& r, Op& op) {
-  op.kind = static_cast<OpKind>(r.u8());
+  op.kind = static_cast<OpKind>(r.below(kNumOpKinds));
   op.dim = static_cast<int8_t>(r.index());
   op.to = static_cast<int32_t>(r.var());
   op.in[0] = r.index();
@@ -152,7 +184,7 @@ void pack(Writer& w, const FixedVec<T, N>& v) {
 }
 template <class T, int N>
 void unpack(Reader& r, FixedVec<T, N>& v) {
-  v.resize(r.u8());
+  v.resize(r.count(N));
   for (T& x : v) unpack(r, x);
 }
 
@@ -206,12 +238,14 @@ void encode(const State& s, Bytes& out) {
   out.insert(out.end(), buf, w.end());
 }
 
-const uint8_t* decode(const uint8_t* p, State& s) {
-  Reader r(p + kLengthBytes);
+namespace {
+
+// Reads a state after its length; `structure_end` gets where its structure ends.
+const uint8_t* decode_from(Reader& r, State& s, const uint8_t** structure_end) {
   unpack(r, s.kernel.tensors);
   s.kernel.num_inputs = r.u8();
   unpack(r, s.kernel.ops);
-  s.kernel.blocks.resize(r.u8());
+  s.kernel.blocks.resize(r.count(kMaxBlockGraphs));
   for (BlockGraph& b : s.kernel.blocks) unpack(r, b);
   unpack(r, s.kernel.outputs);
   s.open = r.u8();
@@ -223,9 +257,33 @@ const uint8_t* decode(const uint8_t* p, State& s) {
     unpack(r, s.family.launches);
     unpack(r, s.family.alive);
   }
+  *structure_end = r.end();
   unpack(r, s.kexpr);
   if (s.open) unpack(r, s.bexpr);
   return r.end();
+}
+
+}  // namespace
+
+const uint8_t* decode(const uint8_t* p, State& s) {
+  Reader r(p + kLengthBytes);
+  const uint8_t* structure_end;
+  return decode_from(r, s, &structure_end);
+}
+
+const uint8_t* decode_bounded(const uint8_t* p, const uint8_t* end, State& s) {
+  if (end - p < static_cast<std::ptrdiff_t>(kLengthBytes)) return nullptr;
+  uint16_t structure;
+  std::memcpy(&structure, p, kLengthBytes);
+  try {
+    Reader r(p + kLengthBytes, end);
+    const uint8_t* structure_end;
+    const uint8_t* past = decode_from(r, s, &structure_end);
+    // structural_key hashes as many bytes as the length says: they must be the structure's.
+    return structure_end - (p + kLengthBytes) == structure ? past : nullptr;
+  } catch (const Damaged&) {
+    return nullptr;
+  }
 }
 
 uint64_t structural_key(const uint8_t* p) {
@@ -241,15 +299,19 @@ void Frontier::take(Frontier& other) {
   other.clear();
 }
 
-void Frontier::assign(Bytes data, size_t count) {
+bool Frontier::assign(Bytes data, size_t count) {
   data_ = std::move(data);
   starts_.clear();
   State s;
   const uint8_t* p = data_.data();
-  for (size_t i = 0; i < count; ++i) {
+  const uint8_t* end = p + data_.size();
+  for (size_t i = 0; i < count && p; ++i) {
     starts_.push_back(static_cast<uint64_t>(p - data_.data()));
-    p = decode(p, s);
+    p = decode_bounded(p, end, s);
   }
+  if (p == end) return true;
+  clear();
+  return false;
 }
 
 }  // namespace ugs::search_detail

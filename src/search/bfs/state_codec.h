@@ -19,6 +19,10 @@ using Bytes = HugeBytes;
 void encode(const State& s, Bytes& out);
 // Reads one state starting at p into s; returns the end of its bytes.
 const uint8_t* decode(const uint8_t* p, State& s);
+// The same for bytes from a file, which may be damaged: reads nothing at or past `end` and returns
+// null where the bytes are not one encoded state's. (Its graphs may still be ones no generator makes:
+// state_check.h says whether they are.)
+const uint8_t* decode_bounded(const uint8_t* p, const uint8_t* end, State& s);
 // A hash of an encoded state's graphs, not of its expression ids, so every pool gives a state the
 // same one: the key of the bfs tree's root (state_tree.h derives every other key from it).
 uint64_t structural_key(const uint8_t* encoded);
@@ -58,8 +62,9 @@ class Frontier {
     starts_.clear();
     return std::exchange(data_, Bytes{});
   }
-  // Rebuilds from raw bytes of `count` states (the starts are found by decoding).
-  void assign(Bytes data, size_t count);
+  // Rebuilds from the raw bytes of `count` states read from a file (the starts are found by
+  // decoding); false, leaving it empty, where they are not exactly `count` encoded states.
+  [[nodiscard]] bool assign(Bytes data, size_t count);
 
  private:
   Bytes data_;
