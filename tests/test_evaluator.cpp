@@ -284,14 +284,20 @@ TEST(BlockEmulation, ReplicatedInputsAndSameTileEveryIteration) {
 // split across blocks or iterations, a broadcast divisor, a 3-D box). Each op family reading one gives
 // what the kernel op gives.
 TEST(BlockEmulation, OpsReadTilesInPlaceAsTheKernelOpDoes) {
-  const json rows_cols = {0, 1, -1}, rows = {0, -1, -1};
-  auto load = [](int t, json imap, int fmap) { return json{{"t", t}, {"imap", imap}, {"fmap", fmap}}; };
-  auto op = [](const char* name, json in) { return json{{"op", name}, {"in", in}}; };
+  // Arrays built as std::vector: a one-element braced list is an array to one compiler and its
+  // element to another.
+  using Dims = std::vector<int>;
+  const Dims rows_cols = {0, 1, -1}, rows = {0, -1, -1};
+  auto load = [](int t, const Dims& imap, int fmap) { return json{{"t", t}, {"imap", imap}, {"fmap", fmap}}; };
+  auto op = [](const char* name, const Dims& in) { return json{{"op", name}, {"in", in}}; };
   struct Case {
     std::string what;
-    json inputs, kernel_op, grid;
+    std::vector<Dims> inputs;
+    json kernel_op;
+    Dims grid;
     int loop;
-    json loads, ops, omap;
+    std::vector<json> loads, ops;
+    Dims omap;
   };
   std::vector<Case> cases;
   for (const char* unary : {"exp", "square", "silu"})
@@ -312,15 +318,17 @@ TEST(BlockEmulation, OpsReadTilesInPlaceAsTheKernelOpDoes) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     const int first_out = static_cast<int>(c.inputs.size());
-    const KernelGraph program = graph({{"inputs", c.inputs}, {"kernels", {c.kernel_op}}, {"outputs", {first_out}}});
+    const std::vector<int> outputs = {first_out};
+    json program = {{"inputs", c.inputs}, {"outputs", outputs}};
+    program["kernels"] = std::vector<json>{c.kernel_op};
+    json block = {{"op", "block"}, {"grid", c.grid}, {"loop", c.loop}, {"in", c.loads}, {"ops", c.ops}};
     const int saved = first_out + static_cast<int>(c.ops.size()) - 1;
-    const KernelGraph tiled = graph({{"inputs", c.inputs},
-                                     {"kernels",
-                                      {{{"op", "block"}, {"grid", c.grid}, {"loop", c.loop}, {"in", c.loads},
-                                        {"ops", c.ops}, {"out", {{{"t", saved}, {"omap", c.omap}}}}}}},
-                                     {"outputs", {first_out}}});
-    for (FieldKind f : {FieldKind::Wide, FieldKind::Mirage}) EXPECT_TRUE(field_test(f, program, tiled, 3));
-    EXPECT_LT(float_rel_error(program, tiled, 5), 1e-12);
+    block["out"] = std::vector<json>{json{{"t", saved}, {"omap", c.omap}}};
+    json tiled = {{"inputs", c.inputs}, {"outputs", outputs}};
+    tiled["kernels"] = std::vector<json>{block};
+    const KernelGraph want = graph(program), got = graph(tiled);
+    for (FieldKind f : {FieldKind::Wide, FieldKind::Mirage}) EXPECT_TRUE(field_test(f, want, got, 3));
+    EXPECT_LT(float_rel_error(want, got, 5), 1e-12);
   }
 }
 
