@@ -3,13 +3,14 @@
 // enumerated as one product. A symbolic opening (config `symbolic`) is one step per inputs and maps,
 // with the launches that open them.
 #include <bit>
-#include <unordered_map>
+#include <vector>
 
 #include "search/generator/enumerate.h"
 #include "search/generator/reach.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/generator/generator.h"
 #include "ugs/search/generator/mirage_space.h"
+#include "ugs/util/hash.h"
 
 namespace ugs {
 
@@ -52,12 +53,49 @@ struct FamilyKey {
   uint16_t launch_base = 0;
   friend bool operator==(const FamilyKey&, const FamilyKey&) = default;
 };
-struct FamilyKeyHash {
-  size_t operator()(const FamilyKey& k) const {
-    uint64_t h = k.launch_base;
-    for (uint64_t v : k.loaders) h = (h ^ v) * 0x100000001B3ull;
-    return static_cast<size_t>(h ^ (h >> 31));
+uint64_t hash_of(const FamilyKey& k) {
+  uint64_t h = splitmix64(k.launch_base);
+  for (uint64_t v : k.loaders) h = splitmix64(h ^ v);
+  return h;
+}
+
+// The openings of one choice of inputs by family, as indices into the step list. Open addressing
+// over a table sized to the call and kept by the thread: a node-based map that grew once for a large
+// launch table stays large, and then every call pays a cache miss per bucket and a free per node.
+class Families {
+ public:
+  void clear() {
+    keys_.clear();
+    steps_.clear();
+    slots_.assign(64, 0);
   }
+  // The step of `key`'s family, or `fresh` after it is added as the family of step `step`.
+  size_t find_or_add(const FamilyKey& key, size_t step, bool& fresh) {
+    if (2 * (keys_.size() + 1) > slots_.size()) grow();
+    size_t at = place(key);
+    fresh = slots_[at] == 0;
+    if (!fresh) return steps_[slots_[at] - 1];
+    keys_.push_back(key);
+    steps_.push_back(step);
+    slots_[at] = static_cast<uint32_t>(keys_.size());
+    return step;
+  }
+
+ private:
+  // The slot holding `key`, or the empty one where it goes.
+  size_t place(const FamilyKey& key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t at = hash_of(key) & mask;
+    while (slots_[at] != 0 && !(keys_[slots_[at] - 1] == key)) at = (at + 1) & mask;
+    return at;
+  }
+  void grow() {
+    slots_.assign(2 * slots_.size(), 0);
+    for (size_t i = 0; i < keys_.size(); ++i) slots_[place(keys_[i])] = static_cast<uint32_t>(i + 1);
+  }
+  std::vector<FamilyKey> keys_;
+  std::vector<size_t> steps_;
+  std::vector<uint32_t> slots_;  // 1 + index into keys_ and steps_; 0: empty
 };
 FamilyKey family_key(const Step& st, size_t launch_index) {
   FamilyKey key;
@@ -131,7 +169,7 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   launch_table(state.kernel, ins.span(), table);
   const size_t first = out.size();
   // Symbolic openings: one step per loaders and part of the table, with the launches that open it.
-  thread_local std::unordered_map<FamilyKey, size_t, FamilyKeyHash> families;
+  thread_local Families families;
   families.clear();
   for (size_t launch = 0; launch < table.size(); ++launch) {
     const Dim3& grid = table[launch].grid;
@@ -175,13 +213,14 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
       } else {
         const FamilyKey key = family_key(st, launch);
         const uint64_t bit = uint64_t{1} << (launch - key.launch_base);
-        const auto [at, fresh] = families.try_emplace(key, out.size());
+        bool fresh = false;
+        const size_t at = families.find_or_add(key, out.size(), fresh);
         if (fresh) {  // the first launch is the one the state's block graph is built for
           st.launches = bit;
           st.launch_base = key.launch_base;
           out.push_back(st);
         } else {
-          out[at->second].launches |= bit;
+          out[at].launches |= bit;
         }
       }
     } while (pick.next());
