@@ -1,6 +1,7 @@
 // Validating construction of block graphs (docs/design.md §2: imap, fmap, loop, accumulators, savers).
 #include <array>
 
+#include "ugs/ir/block_replay.h"
 #include "ugs/ir/graph.h"
 
 namespace ugs {
@@ -133,6 +134,27 @@ Verdict BlockGraph::check_complete(const GraphRules& rules) const {
   for (int t = 0; t < tiles.size(); ++t)
     if (!used[t]) return Verdict::Unused;
   if (smem_bytes(rules) > rules.smem_budget_bytes) return Verdict::SharedMemory;
+  return Verdict::Ok;
+}
+
+Verdict replay_block(const BlockGraph& from, Dim3 grid, int32_t loop, std::span<const Shape> tensors,
+                     BlockGraph& out) {
+  if (Verdict v = BlockGraph::check_launch(grid, loop); v != Verdict::Ok) return v;
+  // Copies first: `from` may be `out`, which clear() empties.
+  const FixedVec<BlockInput, kMaxBlockInputs> inputs = from.inputs;
+  const FixedVec<Op, kMaxBlockOps> ops = from.ops;
+  const FixedVec<BlockOutput, kMaxBlockOutputs> outputs = from.outputs;
+  out.clear();
+  out.grid = grid;
+  out.loop = loop;
+  for (const BlockInput& in : inputs) {
+    if (in.tensor < 0 || in.tensor >= static_cast<int32_t>(tensors.size())) return Verdict::BadOperand;
+    if (Verdict v = out.add_input(in.tensor, tensors[in.tensor], in.imap, in.fmap); v != Verdict::Ok) return v;
+  }
+  for (const Op& op : ops)
+    if (Verdict v = out.add_op(op); v != Verdict::Ok) return v;
+  for (const BlockOutput& o : outputs)
+    if (Verdict v = out.add_output(o.tile, o.omap); v != Verdict::Ok) return v;
   return Verdict::Ok;
 }
 

@@ -1,6 +1,7 @@
 // Validating construction of kernel graphs (docs/design.md §2).
 #include <array>
 
+#include "ugs/ir/block_replay.h"
 #include "ugs/ir/graph.h"
 
 namespace ugs {
@@ -39,18 +40,8 @@ Verdict KernelGraph::add_op(const Op& op) {
 // elsewhere (a file, a mutant) is checked exactly as one built step by step.
 Verdict KernelGraph::add_block(const BlockGraph& bg, const GraphRules& rules) {
   if (ops.full() || blocks.full() || tensors.size() + bg.outputs.size() > kMaxTensors) return Verdict::TooMany;
-  if (Verdict v = BlockGraph::check_launch(bg.grid, bg.loop); v != Verdict::Ok) return v;
   BlockGraph b;
-  b.grid = bg.grid;
-  b.loop = bg.loop;
-  for (const BlockInput& in : bg.inputs) {
-    if (in.tensor < 0 || in.tensor >= tensors.size()) return Verdict::BadOperand;
-    if (Verdict v = b.add_input(in.tensor, tensors[in.tensor], in.imap, in.fmap); v != Verdict::Ok) return v;
-  }
-  for (const Op& op : bg.ops)
-    if (Verdict v = b.add_op(op); v != Verdict::Ok) return v;
-  for (const BlockOutput& o : bg.outputs)
-    if (Verdict v = b.add_output(o.tile, o.omap); v != Verdict::Ok) return v;
+  if (Verdict v = replay_block(bg, bg.grid, bg.loop, tensors.span(), b); v != Verdict::Ok) return v;
   if (Verdict v = b.check_complete(rules); v != Verdict::Ok) return v;
   for (int i = 0; i < b.outputs.size(); ++i)
     if (!valid_shape(b.output_shape(i))) return Verdict::TooLarge;

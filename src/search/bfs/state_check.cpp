@@ -4,27 +4,10 @@
 #include <bit>
 
 #include "search/bfs/state_codec.h"
+#include "ugs/ir/block_replay.h"
 
 namespace ugs::search_detail {
 namespace {
-
-// `block`'s inputs, ops and outputs added to an empty block graph of `launch` over `kernel`'s
-// tensors; false where the API refuses one.
-bool rebuild_block(const BlockGraph& block, const KernelGraph& kernel, Dim3 grid, int32_t loop, BlockGraph& out) {
-  if (BlockGraph::check_launch(grid, loop) != Verdict::Ok) return false;
-  out.clear();
-  out.grid = grid;
-  out.loop = loop;
-  for (const BlockInput& in : block.inputs) {
-    if (in.tensor < 0 || in.tensor >= kernel.num_tensors()) return false;
-    if (out.add_input(in.tensor, kernel.shape(in.tensor), in.imap, in.fmap) != Verdict::Ok) return false;
-  }
-  for (const Op& op : block.ops)
-    if (out.add_op(op) != Verdict::Ok) return false;
-  for (const BlockOutput& o : block.outputs)
-    if (out.add_output(o.tile, o.omap) != Verdict::Ok) return false;
-  return true;
-}
 
 bool rebuild_kernel(const KernelGraph& kernel, const GraphRules& rules, KernelGraph& out) {
   if (kernel.num_inputs < 1 || kernel.num_inputs > kernel.num_tensors()) return false;
@@ -60,7 +43,8 @@ bool family_holds(const State& state, const KernelGraph& kernel) {
   BlockGraph scratch;
   for (uint64_t bits = alive; bits != 0; bits &= bits - 1) {
     const Launch& launch = family.launches[std::countr_zero(bits)];
-    if (!rebuild_block(state.block, kernel, launch.grid, launch.loop, scratch)) return false;
+    if (replay_block(state.block, launch.grid, launch.loop, kernel.tensors.span(), scratch) != Verdict::Ok)
+      return false;
   }
   return true;
 }
@@ -81,8 +65,8 @@ bool well_formed(const State& state, const GraphRules& rules) {
   State rebuilt;
   if (!rebuild_kernel(state.kernel, rules, rebuilt.kernel)) return false;
   rebuilt.open = state.open;
-  if (state.open &&
-      !rebuild_block(state.block, rebuilt.kernel, state.block.grid, state.block.loop, rebuilt.block))
+  if (state.open && replay_block(state.block, state.block.grid, state.block.loop, rebuilt.kernel.tensors.span(),
+                                 rebuilt.block) != Verdict::Ok)
     return false;
   if (!family_holds(state, rebuilt.kernel)) return false;
   rebuilt.family = state.family;

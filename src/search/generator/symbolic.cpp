@@ -7,6 +7,7 @@
 #include <bit>
 #include <stdexcept>
 
+#include "ugs/ir/block_replay.h"
 #include "ugs/search/generator/generator.h"
 #include "ugs/util/hash.h"
 
@@ -16,16 +17,8 @@ namespace {
 
 // `block`, its inputs and ops kept, rebuilt for `launch`: its tiles follow the new numbers.
 void rebuild(BlockGraph& block, const KernelGraph& kernel, const Launch& launch) {
-  const FixedVec<BlockInput, kMaxBlockInputs> inputs = block.inputs;
-  const FixedVec<Op, kMaxBlockOps> ops = block.ops;
-  block.clear();
-  block.grid = launch.grid;
-  block.loop = launch.loop;
-  for (const BlockInput& in : inputs)
-    if (block.add_input(in.tensor, kernel.shape(in.tensor), in.imap, in.fmap) != Verdict::Ok)
-      throw std::logic_error("rebuild: a launch that cannot load the block graph's inputs");
-  for (const Op& op : ops)
-    if (block.add_op(op) != Verdict::Ok) throw std::logic_error("rebuild: a launch that cannot take an op");
+  if (replay_block(block, launch.grid, launch.loop, kernel.tensors.span(), block) != Verdict::Ok)
+    throw std::logic_error("rebuild: a launch of the opening that cannot build its block graph");
 }
 
 // The block graph of `state` under one of its launches: the state's own for the first launch alive,
