@@ -91,8 +91,9 @@ struct BlockTiles {
   std::vector<uint8_t> copied;  // per loaded tile
 
   explicit BlockTiles(const BlockGraph& bg) : own(bg.tiles.size()), read(bg.tiles.size()), copied(bg.inputs.size()) {
+    for (int i = 0; i < bg.inputs.size(); ++i) copied[i] = copied_when_loaded(bg, i);
     for (int t = 0; t < bg.tiles.size(); ++t) {
-      if (t < bg.inputs.size() && !(copied[t] = copied_when_loaded(bg, t))) continue;
+      if (t < bg.inputs.size() && !copied[t]) continue;  // read in place: no tile of its own
       own[t].reset(bg.tiles[t].shape);
       read[t] = own[t];
     }
