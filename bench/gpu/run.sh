@@ -8,6 +8,8 @@
 #   dedup    bfs --dedup function, classes made on the device against on the CPU (same hashes, states)
 #   small    every _small program: bfs cpu, bfs cuda, dfs-omp cuda
 #   presets  test_search_presets with the auto backend (less the minute-long searches)
+#   matrix   experiments/matrices/gpu.json (the mirage space, threads 1 to 16, cpu and cuda) with the
+#            experiment driver, in the time left; its results come back as matrix.tgz
 #   gated    full-size gated_mlp, bfs against dfs-omp with cuda (minutes)
 #   batch    goal 2 without the CPU runs: full-size rmsnorm_linear (bfs and dfs-omp with cuda, 3 reps),
 #            then full-size gqa and qknorm_gqa with cuda, dfs-omp against bfs at bfs_batch 32768
@@ -181,9 +183,16 @@ for part in $parts; do
         tail -3 "$P/memcheck.log"
       fi
       tar -czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$P" ;;
+    matrix)
+      # experiments/matrices/gpu.json through the experiment driver, in the time left; a cell cut
+      # short by the budget is recorded as interrupted and the cells after it stay unrun.
+      s=$(fits "matrix gpu" 100000) &&
+        timeout "$s" python3 experiments/run.py --matrix gpu --binary $U --out "$OUT/matrix" 2>&1 |
+        tee "$OUT/matrix.log" | tail -5
+      [ -d "$OUT/matrix" ] && tar -czf "$OUT/matrix.tgz" -C "$OUT" matrix && rm -rf "$OUT/matrix" ;;
     gated)
       for s in bfs dfs-omp; do search "gated_mlp.$s.cuda" gated_mlp --strategy $s --threads 16 --backend cuda; done ;;
-    *) echo "unknown part: $part (parts: tests bench full dedup small presets gated batch goal2 pipeline profile)" >&2; exit 2 ;;
+    *) echo "unknown part: $part (parts: tests bench full dedup small presets matrix gated batch goal2 pipeline versus kernels profile)" >&2; exit 2 ;;
   esac
 done
 echo "== done ($(left) s left)"

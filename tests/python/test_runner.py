@@ -1,4 +1,5 @@
 """experiments/run.py: statuses, skipping finished cells, resuming after an interruption, bad input."""
+import gzip
 import json
 import os
 import shutil
@@ -221,6 +222,21 @@ class RunnerTest(unittest.TestCase):
                          {("bfs", 2, "cpu", "wide"), ("dfs-omp", 2, "cpu", "wide")})
         self.assertTrue(all(c.time_limit_s == 60 for c in m.cells))
         self.assertEqual(len({c.program for c in m.cells}), 16)
+
+    def test_gpu_matrix_and_its_committed_results_agree(self):
+        sys.path.insert(0, os.path.join(ROOT, "experiments"))
+        from runner import matrix as matrices
+        m = matrices.load("gpu", os.path.join(ROOT, "experiments", "matrices"))
+        self.assertEqual(len(m.cells), 59)
+        self.assertEqual({c.space for c in m.cells}, {"mirage"})
+        self.assertEqual({c.threads for c in m.cells}, {1, 2, 4, 8, 16})
+        # The committed run of it: one results file per cell, each from the device the matrix is for.
+        ref = os.path.join(ROOT, "experiments", "reference", "gpu", "cells")
+        self.assertEqual(sorted(n[:-len(".json.gz")] for n in os.listdir(ref)), sorted(c.id for c in m.cells))
+        for cell in m.cells:
+            if cell.backend == "cuda":
+                with gzip.open(os.path.join(ref, cell.id + ".json.gz"), "rt", encoding="utf-8") as f:
+                    self.assertIn("H200", json.load(f)["run"]["device"], cell.id)
 
     def test_dry_run_prints_commands_and_runs_nothing(self):
         m = self.matrix(programs=["lora_small"], strategies=["dfs-omp"], threads=[1, 2], time_limit_s=5)
