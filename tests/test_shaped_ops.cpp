@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "search/generator/shaped_ops.h"
@@ -36,11 +37,17 @@ std::vector<BlockGraph> block_graphs(const Program& p, const SearchConfig& cfg, 
   return out;
 }
 
+std::vector<ShapedOp> flat(const ShapedView& view) {
+  std::vector<ShapedOp> ops;
+  view.for_each([&](const ShapedOp& op) { ops.push_back(op); });
+  return ops;
+}
+
 bool same(const ShapedView& got, const ShapedOps& want) {
-  if (got.rejected != want.rejected || got.ops.size() != want.ops.size()) return false;
+  const std::vector<ShapedOp> ops = flat(got);
+  if (got.rejected != want.rejected || ops.size() != want.ops.size()) return false;
   for (size_t i = 0; i < want.ops.size(); ++i)
-    if (!(got.ops[i].op() == want.ops[i].op()) || got.ops[i].numel != want.ops[i].numel ||
-        got.ops[i].post != want.ops[i].post)
+    if (!(ops[i].op() == want.ops[i].op()) || ops[i].numel != want.ops[i].numel || ops[i].post != want.ops[i].post)
       return false;
   return true;
 }
@@ -73,7 +80,7 @@ TEST(ShapedOpsMemo, ListsStayValidWhileOthersInsert) {
   ASSERT_FALSE(graphs.empty());
   const ShapedOpsMemo memo(cfg);
   const ShapedView first = memo.lookup(graphs[0]);
-  const ShapedOps copy{{first.ops.begin(), first.ops.end()}, first.rejected};
+  const ShapedOps copy{flat(first), first.rejected};
   for (const BlockGraph& b : graphs) memo.lookup(b);
   EXPECT_TRUE(same(first, copy));  // an entry never moves once published
   EXPECT_TRUE(same(memo.lookup(graphs[0]), compute_shaped_block_ops(graphs[0], cfg)));
@@ -90,6 +97,41 @@ TEST(ShapedOpsMemo, PastItsBudgetListsAreComputedAndStillRight) {
   for (size_t i = 0; i < graphs.size(); ++i) ok[i] = same(memo.lookup(graphs[i]), compute_shaped_block_ops(graphs[i], cfg));
   for (size_t i = 0; i < ok.size(); ++i) EXPECT_TRUE(ok[i]) << "graph " << i;
   EXPECT_EQ(memo.stats().entries, 0u);
+}
+
+// A list is kept in parts, one per tile: a block graph one op longer than another shares all its
+// parts but the last, so looking it up after the shorter one adds one node and computes one part.
+TEST(ShapedOpsMemo, AChildSharesItsParentsPartsAndAddsOne) {
+  const Program p = load_program("gated_mlp_small");
+  const SearchConfig cfg = test::config_for(p);
+  const std::vector<BlockGraph> graphs = block_graphs(p, cfg, 4000);
+  const ShapedOpsMemo memo(cfg);
+  int checked = 0, added = 0;
+  for (const BlockGraph& child : graphs) {
+    if (child.ops.empty()) continue;
+    BlockGraph parent = child;
+    parent.pop_op();
+    const ShapedView before = memo.lookup(parent);
+    const size_t nodes = memo.stats().entries;
+    const ShapedView after = memo.lookup(child);
+    EXPECT_LE(memo.stats().entries, nodes + 1);  // the child's last part, unless an earlier child made it
+    added += memo.stats().entries == nodes + 1;
+    ASSERT_EQ(after.parts, before.parts + 1);
+    for (int k = 0; k < before.parts; ++k) {
+      EXPECT_EQ(after.begin[k], before.begin[k]) << "part " << k;
+      EXPECT_EQ(after.size[k], before.size[k]) << "part " << k;
+    }
+    for (int k = 0; k < after.parts; ++k)  // part k: the ops whose last operand is tile k
+      for (uint32_t i = 0; i < after.size[k]; ++i) {
+        const ShapedOp& op = after.begin[k][i];
+        const int last = std::max<int>(op.in[0], op.in[1] == ShapedOp::kNoOperand ? -1 : op.in[1]);
+        EXPECT_EQ(last, k);
+      }
+    EXPECT_TRUE(same(after, compute_shaped_block_ops(child, cfg)));
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(added, 10);
 }
 
 TEST(ShapedOp, KeepsTheOpAndSaturatesTheElementCount) {

@@ -123,19 +123,19 @@ void Generator::block_op_steps(const State& state, const BlockGraph& block, std:
       block, search_detail::savers_allowed(state.kernel, block, program_.outputs.size(), cfg_), cfg_);
   const int64_t smem = block.smem_bytes(rules_);
   const BlockAppendOrder order(block);
-  for (const search_detail::ShapedOp& candidate : shaped.ops) {
+  shaped.for_each([&](const search_detail::ShapedOp& candidate) {
     const Op op = candidate.op();
     if (!reach.after(op, candidate.post)) {
       ++pruned.reach;
-      continue;
+      return;
     }
     if (smem + int64_t{candidate.numel} * rules_.elem_bytes > rules_.smem_budget_bytes) {
       ++pruned.memory;
-      continue;
+      return;
     }
     if (!order.admits(op)) {
       ++pruned.order;
-      continue;
+      return;
     }
     const int n = arity(op.kind), a = op.in[0], b = op.in[1];
     const std::array<Shape, 2> shapes{block.tiles[a].shape, b >= 0 ? block.tiles[b].shape : Shape{}};
@@ -146,7 +146,7 @@ void Generator::block_op_steps(const State& state, const BlockGraph& block, std:
     st.kind = Step::Kind::BlockOp;
     st.op = op;
     st.query = query;
-  }
+  });
 }
 
 // One omap for all savers (as Mirage): each grid axis of size > 1 takes a distinct dim.

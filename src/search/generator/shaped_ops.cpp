@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -11,112 +12,212 @@
 
 namespace ugs::search_detail {
 
-// A block graph's tiles as the shape check sees them: the tile count and whether the op list is
-// full, then per tile its rank and stage and its dims. Compared whole, so a hash collision costs a
-// probe, never a wrong list.
-struct Signature {
-  static constexpr int kWordsPerTile = 1 + kMaxRank;
-  uint64_t hash = 0;
-  uint32_t size = 0;
-  std::array<uint32_t, 1 + kMaxTiles * kWordsPerTile> words;  // the first `size` are set
-
-  explicit Signature(const BlockGraph& block) {
-    words[size++] = static_cast<uint32_t>(block.tiles.size()) | (block.ops.full() ? 0x100u : 0u);
-    for (const Tile& t : block.tiles) {
-      words[size++] = static_cast<uint32_t>(t.shape.rank) | (t.post ? 0x100u : 0u);
-      for (int i = 0; i < t.shape.rank; ++i) words[size++] = static_cast<uint32_t>(t.shape.d[i]);
-    }
-    hash = hash_bytes(reinterpret_cast<const uint8_t*>(words.data()), size * sizeof(uint32_t));
-  }
-};
-
 namespace {
 
-// The list of the memo's scratch when it is full.
-thread_local ShapedOps tl_overflow;
+// A tile as the shape check sees it, in three words compared inline: its rank and stage, then its
+// dims (unused ones 0).
+struct TileKey {
+  std::array<uint64_t, 3> words;  // unset until key_of: a lookup's keys are never zeroed first
+  bool operator==(const TileKey& o) const {
+    return words[0] == o.words[0] && words[1] == o.words[1] && words[2] == o.words[2];
+  }
+};
+static_assert(kMaxRank == 4, "TileKey packs four dims");
+
+TileKey key_of(const Tile& t) {
+  std::array<uint64_t, kMaxRank> d{};
+  for (int i = 0; i < t.shape.rank; ++i) d[i] = static_cast<uint32_t>(t.shape.d[i]);
+  const uint64_t stage = static_cast<uint64_t>(t.shape.rank) | (t.post ? 0x100u : 0u);
+  return {{stage | d[0] << 32, d[1] | d[2] << 32, d[3]}};
+}
+
+// The hash of a prefix one tile longer: the tile's words mixed apart from the chain (they do not
+// wait for it), then folded into it through one 64×64→128-bit multiply. Keys are compared whole, so
+// the hash need only spread them.
+uint64_t extend(uint64_t hash, const TileKey& tile) {
+  const uint64_t mixed = tile.words[0] ^ std::rotl(tile.words[1] * 0x9E3779B97F4A7C15ull, 23) ^
+                         std::rotl(tile.words[2] * 0xC2B2AE3D27D4EB4Full, 47);
+  const unsigned __int128 r = static_cast<unsigned __int128>(hash ^ mixed) * 0xA0761D6478BD642Full;
+  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+}
+
+// Calls f(a, b) for the operand tuples of for_each_operands(arity, commutative, k + 1, f) whose
+// last operand (the higher one) is k, in that order.
+template <class F>
+void for_each_operands_ending_at(int arity_, bool commutative, int k, F f) {
+  if (arity_ == 1) return f(k, -1);
+  for (int a = 0; a < k; ++a) f(a, k);
+  for (int b = commutative ? k : 0; b <= k; ++b) f(k, b);
+}
+
+// The ops of `block` whose last operand is tile k, appended to `out` (the memo's part k).
+void compute_part(const BlockGraph& block, int k, const SearchConfig& cfg, ShapedOps& out) {
+  for (OpKind kind : cfg.block_ops)
+    for_each_operands_ending_at(arity(kind), is_commutative(kind), k, [&](int x, int y) {
+      for_each_variant(kind, block.tiles[x].shape, cfg, [&](Op op) {
+        op.in = {x, y};
+        Tile result;
+        if (block.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, block.tiles[x].shape, result.shape))
+          ++out.rejected;
+        else
+          out.ops.push_back(ShapedOp::of(op, result));
+      });
+    });
+}
+
+// The parts computed by a lookup the memo had no room for, and a full block graph's list.
+thread_local std::array<ShapedOps, kMaxTiles> tl_scratch;
+
+// Each thread's nodes found last, by prefix hash, in front of the shared table: a slot there is a
+// cache miss nearly always, while a thread's consecutive states mostly share their block graph's
+// tiles. An entry names its memo by a number never reused, so a memo at a freed one's address
+// never reads the freed one's nodes.
+struct Recent {
+  uint64_t hash = 0, memo = 0;
+  const void* node = nullptr;
+};
+constexpr size_t kRecent = 4096;
+thread_local std::array<Recent, kRecent> tl_recent;
+std::atomic<uint64_t> g_memos{0};
 
 }  // namespace
 
-// One allocation: the header, the signature's words, then the list's ops, so that a lookup touches
-// the slot and one block.
-struct ShapedOpsMemo::Entry {
-  uint64_t hash;
-  uint64_t rejected;
-  uint32_t words, ops;
+// A block graph's tiles with the hash of every prefix: hash[d] covers the first d tiles.
+struct ShapedOpsMemo::Prefixes {
+  int size = 0;
+  std::array<TileKey, kMaxTiles> tiles;
+  std::array<uint64_t, kMaxTiles + 1> hash;
 
-  const uint32_t* signature() const { return reinterpret_cast<const uint32_t*>(this + 1); }
+  explicit Prefixes(const BlockGraph& block) : size(block.tiles.size()) {
+    hash[0] = 0x7368617065642d6full;
+    for (int k = 0; k < size; ++k) {
+      tiles[k] = key_of(block.tiles[k]);
+      hash[k + 1] = extend(hash[k], tiles[k]);
+    }
+  }
+};
+
+// One allocation: the header, then the part's ops.
+struct ShapedOpsMemo::Node {
+  uint64_t hash;        // of the prefix
+  const Node* parent;   // the prefix one tile shorter (null for one tile)
+  uint64_t rejected;    // in this part
+  uint32_t depth, ops;  // the prefix's tiles; this part's ops
+  TileKey tile;         // the prefix's last tile
+
   const ShapedOp* list() const {
-    const size_t at = (sizeof(Entry) + words * sizeof(uint32_t) + alignof(ShapedOp) - 1) & ~(alignof(ShapedOp) - 1);
+    const size_t at = (sizeof(Node) + alignof(ShapedOp) - 1) & ~(alignof(ShapedOp) - 1);
     return reinterpret_cast<const ShapedOp*>(reinterpret_cast<const char*>(this) + at);
   }
-  bool same(const Signature& key) const {
-    return hash == key.hash && words == key.size &&
-           std::equal(key.words.begin(), key.words.begin() + key.size, signature());
+  std::span<const ShapedOp> part() const { return {list(), ops}; }
+  // Whether this node is the prefix of `key`'s first `d` tiles (the same last tile, and so on down);
+  // if so, its chain's parts are set in `view`.
+  bool is(const Prefixes& key, int d, ShapedView& view) const {
+    if (hash != key.hash[d] || depth != static_cast<uint32_t>(d)) return false;
+    uint64_t rejected_in_chain = 0;
+    for (const Node* n = this; n != nullptr; n = n->parent) {
+      if (n->tile != key.tiles[--d]) return false;
+      view.set(d, n->part());
+      rejected_in_chain += n->rejected;
+    }
+    view.rejected = rejected_in_chain;
+    return true;
   }
-  ShapedView view() const { return {{list(), ops}, rejected}; }
 
-  static size_t bytes(const Signature& key, const ShapedOps& shaped) {
-    return sizeof(Entry) + key.size * sizeof(uint32_t) + alignof(ShapedOp) + shaped.ops.size() * sizeof(ShapedOp);
+  static size_t bytes(const ShapedOps& part) {
+    return sizeof(Node) + alignof(ShapedOp) + part.ops.size() * sizeof(ShapedOp);
   }
-  static Entry* make(const Signature& key, const ShapedOps& shaped) {
-    static_assert(alignof(ShapedOp) <= alignof(Entry) && alignof(uint32_t) <= alignof(Entry));
-    void* p = ::operator new(bytes(key, shaped));
-    auto* entry = new (p) Entry{key.hash, shaped.rejected, key.size, static_cast<uint32_t>(shaped.ops.size())};
-    std::uninitialized_copy(shaped.ops.begin(), shaped.ops.end(), const_cast<ShapedOp*>(entry->list()));
-    std::copy(key.words.begin(), key.words.begin() + key.size, const_cast<uint32_t*>(entry->signature()));
-    return entry;
+  static Node* make(const Prefixes& key, int d, const Node* parent, const ShapedOps& part) {
+    static_assert(alignof(ShapedOp) <= alignof(Node));
+    void* p = ::operator new(bytes(part));
+    auto* node = new (p) Node{key.hash[d], parent, part.rejected, static_cast<uint32_t>(d),
+                              static_cast<uint32_t>(part.ops.size()), key.tiles[d - 1]};
+    std::uninitialized_copy(part.ops.begin(), part.ops.end(), const_cast<ShapedOp*>(node->list()));
+    return node;
   }
-  static void destroy(const Entry* e) {
-    static_assert(std::is_trivially_destructible_v<ShapedOp>);
-    ::operator delete(const_cast<Entry*>(e));
+  static void destroy(const Node* n) {
+    static_assert(std::is_trivially_destructible_v<ShapedOp> && std::is_trivially_destructible_v<Node>);
+    ::operator delete(const_cast<Node*>(n));
   }
 };
 
 ShapedOpsMemo::ShapedOpsMemo(const SearchConfig& cfg, size_t budget_bytes)
-    : cfg_(cfg), budget_(budget_bytes), slots_(std::make_unique<std::atomic<const Entry*>[]>(kSlots)) {}
+    : cfg_(cfg), budget_(budget_bytes), id_(g_memos.fetch_add(1, std::memory_order_relaxed) + 1),
+      slots_(std::make_unique<std::atomic<const Node*>[]>(kSlots)) {}
 
 ShapedOpsMemo::~ShapedOpsMemo() {
   for (size_t i = 0; i < kSlots; ++i)
-    if (const Entry* e = slots_[i].load(std::memory_order_relaxed)) Entry::destroy(e);
+    if (const Node* n = slots_[i].load(std::memory_order_relaxed)) Node::destroy(n);
 }
 
+// The deepest prefix in the memo gives the first parts; each missing part after it is computed once,
+// and published while the memo has room (a part is published only after its parent, so a published
+// node's chain is whole).
 ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
-  const Signature key(block);
-  const Entry* e = find(key);
-  return e ? e->view() : insert(block, key);
+  ShapedView view;
+  if (block.ops.full()) {  // the shape check refuses every op: one part, empty, counting them
+    ShapedOps& all = tl_scratch[0];
+    all = compute_shaped_block_ops(block, cfg_);
+    view.parts = 1;
+    view.set(0, all.ops);
+    view.rejected = all.rejected;
+    return view;
+  }
+  const Prefixes key(block);
+  int have = key.size;
+  const Node* node = nullptr;
+  while (have > 0 && (node = find(key, have, view)) == nullptr) --have;
+  view.parts = key.size;
+  bool publishing = true;
+  for (int d = have + 1; d <= key.size; ++d) {
+    ShapedOps& part = tl_scratch[d - 1];
+    part.ops.clear();
+    part.rejected = 0;
+    compute_part(block, d - 1, cfg_, part);
+    view.rejected += part.rejected;
+    const size_t size = Node::bytes(part);
+    publishing = publishing && entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
+                 bytes_.load(std::memory_order_relaxed) + size <= budget_;
+    if (!publishing) {
+      view.set(d - 1, part.ops);
+      continue;
+    }
+    node = publish(Node::make(key, d, node, part), key);
+    view.set(d - 1, node->part());
+  }
+  return view;
 }
 
-// Linear probing; the table is at most half full.
-const ShapedOpsMemo::Entry* ShapedOpsMemo::find(const Signature& key) const {
-  for (size_t at = key.hash & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
-    const Entry* e = slots_[at].load(std::memory_order_acquire);
-    if (!e || e->same(key)) return e;
+// The thread's recent nodes first, then the table: linear probing, the table at most half full.
+const ShapedOpsMemo::Node* ShapedOpsMemo::find(const Prefixes& key, int depth, ShapedView& view) const {
+  const uint64_t hash = key.hash[depth];
+  Recent& recent = tl_recent[hash & (kRecent - 1)];
+  if (recent.hash == hash && recent.memo == id_ && static_cast<const Node*>(recent.node)->is(key, depth, view))
+    return static_cast<const Node*>(recent.node);
+  for (size_t at = hash & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
+    const Node* n = slots_[at].load(std::memory_order_acquire);
+    if (!n) return nullptr;
+    if (n->is(key, depth, view)) {
+      recent = {hash, id_, n};
+      return n;
+    }
   }
 }
 
-ShapedView ShapedOpsMemo::insert(const BlockGraph& block, const Signature& key) const {
-  size_t at = key.hash & (kSlots - 1);
-  ShapedOps fresh = compute_shaped_block_ops(block, cfg_);
-  const size_t size = Entry::bytes(key, fresh);
-  if (entries_.load(std::memory_order_relaxed) >= kSlots / 2 ||
-      bytes_.load(std::memory_order_relaxed) + size > budget_) {
-    tl_overflow = std::move(fresh);
-    return {tl_overflow.ops, tl_overflow.rejected};
-  }
-  const Entry* mine = Entry::make(key, fresh);
-  // Published into the first empty slot; a thread that published the same signature first wins.
-  while (true) {
-    const Entry* expected = nullptr;
-    if (slots_[at].compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) {
+const ShapedOpsMemo::Node* ShapedOpsMemo::publish(const Node* fresh, const Prefixes& key) const {
+  const int depth = static_cast<int>(fresh->depth);
+  for (size_t at = key.hash[depth] & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
+    const Node* expected = nullptr;
+    if (slots_[at].compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
       entries_.fetch_add(1, std::memory_order_relaxed);
-      bytes_.fetch_add(size, std::memory_order_relaxed);
-      return mine->view();
+      bytes_.fetch_add(sizeof(Node) + alignof(ShapedOp) + fresh->ops * sizeof(ShapedOp), std::memory_order_relaxed);
+      return fresh;
     }
-    if (expected->same(key)) {
-      Entry::destroy(mine);
-      return expected->view();
+    ShapedView unused;
+    if (expected->is(key, depth, unused)) {  // another thread published this prefix first
+      Node::destroy(fresh);
+      return expected;
     }
-    at = (at + 1) & (kSlots - 1);
   }
 }
 
@@ -133,19 +234,7 @@ ShapedOp ShapedOp::of(const Op& op, const Tile& result) {
 
 ShapedOps compute_shaped_block_ops(const BlockGraph& block, const SearchConfig& cfg) {
   ShapedOps shaped;
-  for (OpKind kind : cfg.block_ops) {
-    const int n = arity(kind);
-    for_each_operands(n, is_commutative(kind), block.tiles.size(), [&](int x, int y) {
-      for_each_variant(kind, block.tiles[x].shape, cfg, [&](Op op) {
-        op.in = {x, y};
-        Tile result;
-        if (block.result_of(op, &result) != Verdict::Ok || is_idle_sum(kind, block.tiles[x].shape, result.shape))
-          ++shaped.rejected;
-        else
-          shaped.ops.push_back(ShapedOp::of(op, result));
-      });
-    });
-  }
+  for (int k = 0; k < block.tiles.size(); ++k) compute_part(block, k, cfg, shaped);
   return shaped;
 }
 

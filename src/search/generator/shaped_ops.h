@@ -4,8 +4,8 @@
 // a search meets the same tiles again and again: siblings share all their tiles but one, and many
 // states have the same shapes with other ops, so lookups outnumber distinct tile signatures by far,
 // at every program size. So a generator keeps one memo of the lists, shared by all its threads, keyed
-// by the exact tile signature; the generator then runs only the checks that depend on the state (dead
-// ends, memory, canonical order, expression) over the list. Internal to src/search.
+// by the exact tiles; the generator then runs only the checks that depend on the state (dead ends,
+// memory, canonical order, expression) over the list. Internal to src/search.
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -53,27 +53,44 @@ static_assert(sizeof(ShapedOp) == 16);
 static_assert(kMaxTiles < ShapedOp::kNoOperand);
 
 struct ShapedOps {
-  std::vector<ShapedOp> ops;  // in enumeration order: kind, then operands, then attributes
+  std::vector<ShapedOp> ops;  // by last operand (the higher tile), then kind, operands, attributes
   uint64_t rejected = 0;      // the combinations the shape check refused (counted as pruned.shape)
 };
 
-// What the memo computes for b's tiles under cfg's block ops, without the memo.
+// What the memo computes for b's tiles under cfg's block ops, without the memo, in its order: the
+// ops whose last operand is tile 0, then those whose last operand is tile 1, and so on.
 ShapedOps compute_shaped_block_ops(const BlockGraph& b, const SearchConfig& cfg);
 
-struct Signature;  // shaped_ops.cpp
-
+// A block graph's shaped ops as parts, one per tile in tile order: the ops whose last operand is
+// that tile. A child block graph adds one tile to its parent's, so it shares every part but its last.
+// (Plain arrays, left unset past `parts`: a lookup fills them, and zeroing them cost more.)
 struct ShapedView {
-  std::span<const ShapedOp> ops;
+  int parts = 0;
+  std::array<const ShapedOp*, kMaxTiles> begin;
+  std::array<uint32_t, kMaxTiles> size;
   uint64_t rejected = 0;
+
+  void set(int part, std::span<const ShapedOp> ops) {
+    begin[part] = ops.data();
+    size[part] = static_cast<uint32_t>(ops.size());
+  }
+  template <class F>
+  void for_each(F f) const {
+    for (int k = 0; k < parts; ++k)
+      for (const ShapedOp* op = begin[k]; op != begin[k] + size[k]; ++op) f(*op);
+  }
 };
 
-// An insert-only hash table of the lists, safe for any number of threads without a lock: an entry is
-// built whole, then published into an empty slot with one compare-and-swap, and never changes or
-// moves until the memo is destroyed. Past its byte budget (or half its slots) it stops inserting, and
-// a list not in it is computed into the calling thread's scratch.
+// An insert-only hash table, safe for any number of threads without a lock, of one node per tile
+// prefix met: the prefix's last part and a link to the node of the prefix one tile shorter. The
+// lists of a search's block graphs overlap in all but their last part, so the nodes take a fraction
+// of the memory whole lists would, and a block graph met for the first time mostly costs its last
+// part. A node is built whole, then published into an empty slot with one compare-and-swap, and
+// never changes or moves until the memo is destroyed. Past its byte budget (or half its slots) it
+// stops inserting, and a part not in it is computed into the calling thread's scratch.
 class ShapedOpsMemo {
  public:
-  static constexpr size_t kSlots = size_t{1} << 21;
+  static constexpr size_t kSlots = size_t{1} << 22;
   static constexpr size_t kBudgetBytes = size_t{512} << 20;
 
   explicit ShapedOpsMemo(const SearchConfig& cfg, size_t budget_bytes = kBudgetBytes);
@@ -81,7 +98,7 @@ class ShapedOpsMemo {
   ShapedOpsMemo(const ShapedOpsMemo&) = delete;
   ShapedOpsMemo& operator=(const ShapedOpsMemo&) = delete;
 
-  // b's list: valid for the memo's life, or (when the memo is full) until this thread's next call.
+  // b's shaped ops: valid for the memo's life, or (when the memo is full) until this thread's next call.
   ShapedView lookup(const BlockGraph& b) const;
 
   struct Stats {
@@ -90,12 +107,16 @@ class ShapedOpsMemo {
   Stats stats() const { return {entries_.load(std::memory_order_relaxed), bytes_.load(std::memory_order_relaxed)}; }
 
  private:
-  struct Entry;
-  const Entry* find(const Signature& key) const;
-  ShapedView insert(const BlockGraph& b, const Signature& key) const;  // after find() found nothing
+  struct Node;
+  struct Prefixes;
+  // The node of the first `depth` tiles of `key`, or null; found, its parts are set in `view`.
+  const Node* find(const Prefixes& key, int depth, ShapedView& view) const;
+  // Publishes `fresh`, or returns the node another thread published for the same prefix first.
+  const Node* publish(const Node* fresh, const Prefixes& key) const;
   const SearchConfig& cfg_;
   const size_t budget_;
-  std::unique_ptr<std::atomic<const Entry*>[]> slots_;
+  const uint64_t id_;  // names this memo in the threads' caches of recent nodes
+  std::unique_ptr<std::atomic<const Node*>[]> slots_;
   mutable std::atomic<size_t> entries_{0}, bytes_{0};
 };
 
