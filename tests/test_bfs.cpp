@@ -74,7 +74,7 @@ TEST(Bfs, StructuralDedupReturnsTheDfsResultsAtOneAndTwoThreads) {
 // verifies each state's completions as it comes, state for state; under a memory limit nothing is
 // carried (the batch's size follows the kept children).
 TEST(Bfs, StatesCarriedToTheNextBatchGiveTheSameLevels) {
-  uint64_t carried = 0;  // lora_small's completions come in levels of one batch
+  uint64_t carried = 0, carried_under_limit = 0, chunks = 0;  // lora_small's completions come in levels of one batch
   for (const auto& [name, overrides] : kSpaces) {
     SCOPED_TRACE(name);
     const Program p = load_program(name);
@@ -101,13 +101,28 @@ TEST(Bfs, StatesCarriedToTheNextBatchGiveTheSameLevels) {
         EXPECT_EQ(fed.levels[d].verified, inline_run.levels[d].verified);
       }
     }
+    // Under a memory limit states are carried too, and finished at their depth before the schedule
+    // moves to another: the same μGraphs from the same states.
     RunOptions limited = options(Strategy::Bfs, 2);
     limited.memory_limit_mib = 1;
     const SearchResult chunked = run_search(p.graph, cfg, limited);
-    EXPECT_EQ(chunked.carried, 0u);
+    carried_under_limit += chunked.carried;
+    chunks += chunked.chunks;
     EXPECT_EQ(hashes(chunked), hashes(inline_run));
+    EXPECT_EQ(chunked.totals.states, inline_run.totals.states);
+    EXPECT_EQ(chunked.totals.verified, inline_run.totals.verified);
+    EXPECT_EQ(chunked.totals.fingerprint_evals, inline_run.totals.fingerprint_evals);
+    ASSERT_EQ(chunked.levels.size(), inline_run.levels.size());
+    for (size_t d = 0; d < chunked.levels.size(); ++d) {  // each state finished at its own depth
+      SCOPED_TRACE(d);
+      EXPECT_EQ(chunked.levels[d].frontier, inline_run.levels[d].frontier);
+      EXPECT_EQ(chunked.levels[d].survivors, inline_run.levels[d].survivors);
+      EXPECT_EQ(chunked.levels[d].verified, inline_run.levels[d].verified);
+    }
   }
   EXPECT_GT(carried, 0u);
+  EXPECT_GT(carried_under_limit, 0u);
+  EXPECT_GT(chunks, 0u);
 }
 
 // Where bfs's threads wait (stats.idle_s): with their busy time and the serial glue's own time, the

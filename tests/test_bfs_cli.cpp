@@ -123,9 +123,28 @@ TEST(BfsCli, InterruptedBySigintItWritesPartialResultsAndResumesToTheWholeRun) {
   expect_resumes_to_the_whole_run(dir);
 }
 
+// Without --memory-limit, bfs takes a limit from the memory available at its start; 0 says none; the
+// other strategies have no frontier to limit.
+TEST(BfsCli, BfsHasADefaultMemoryLimitAndZeroTurnsItOff) {
+  const std::string dir = test::temp_dir();
+  auto limit_of = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"--quiet", "--out", dir + "/r.json"});
+    const test::RunResult r = test::run_ugsearch(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(read_file(dir + "/r.json"))["run"]["memory_limit_mib"].get<int64_t>();
+  };
+  const std::vector<std::string> bfs = {"search", "ntrans_small", "--strategy", "bfs"};
+  EXPECT_GT(limit_of(bfs), 0);
+  std::vector<std::string> off = bfs;
+  off.insert(off.end(), {"--memory-limit", "0"});
+  EXPECT_EQ(limit_of(off), 0);
+  EXPECT_EQ(limit_of({"search", "ntrans_small", "--strategy", "dfs"}), 0);
+}
+
 TEST(BfsCli, BfsOnlyFlagsAreRefusedForOtherStrategies) {
   for (const std::vector<std::string>& flag :
-       {std::vector<std::string>{"--dedup", "function"}, {"--memory-limit", "10"}, {"--checkpoint", "/tmp/x"}}) {
+       {std::vector<std::string>{"--dedup", "function"}, {"--memory-limit", "10"}, {"--memory-limit", "0"},
+        {"--checkpoint", "/tmp/x"}}) {
     std::vector<std::string> a = {"search", "lora_small", "--strategy", "dfs"};
     a.insert(a.end(), flag.begin(), flag.end());
     const test::RunResult r = test::run_ugsearch(a);

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "stop_signals.h"
@@ -23,7 +24,7 @@ namespace {
 struct Opts {
   std::string program, strategy = "dfs", backend = "auto", field = "wide", config, out = "results.json";
   std::string dedup = "structural", checkpoint, resume, space;
-  int64_t memory_limit = 0;
+  int64_t memory_limit = -1;  // -1: the default (default_memory_limit_mib)
   int threads = 1;
   uint64_t seed = 1;
   int64_t max_kernel_ops = 0, max_block_ops = 0;
@@ -79,12 +80,27 @@ void check_bfs_flags(const Opts& args) {
     if (given && !bfs) throw InputError(std::string(flag) + ": only --strategy bfs has it; add --strategy bfs or drop it");
   };
   only_bfs(args.dedup != "structural", "--dedup function");
-  only_bfs(args.memory_limit > 0, "--memory-limit");
+  only_bfs(args.memory_limit >= 0, "--memory-limit");
   only_bfs(!args.checkpoint.empty(), "--checkpoint");
   only_bfs(!args.resume.empty(), "--resume");
   if (!args.checkpoint.empty() && !args.resume.empty() && args.checkpoint != args.resume)
     throw InputError("--checkpoint and --resume name different directories; a resumed run keeps checkpointing where it "
                      "resumed from, so give only --resume");
+}
+
+// bfs's frontier limit when --memory-limit is not given: half the memory available when the search
+// starts (the process adds the batch's children, the generator's memo and the program's tensors to
+// the frontier), so that a large space is searched in chunks instead of ending the run out of
+// memory. None under mpirun, where every rank would read its own machine's figure and the ranks
+// must take one limit; and none where the figure cannot be read.
+int64_t default_memory_limit_mib() {
+  if (under_mpi_launcher()) return 0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  int64_t kib = 0;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib / 2 / 1024;
+  return 0;
 }
 
 // MPI starts only for dfs-mpi or when mpirun started this process, so a plain search needs no MPI
@@ -109,7 +125,8 @@ int search(const Opts& args, Comm* comm) {
   opt.field = *field_from_name(args.field);
   opt.backend = *backend_from_name(args.backend);
   opt.dedup = *dedup_from_name(args.dedup);
-  opt.memory_limit_mib = args.memory_limit;
+  opt.memory_limit_mib =
+      args.memory_limit >= 0 ? args.memory_limit : (args.strategy == "bfs" ? default_memory_limit_mib() : 0);
   opt.resume = !args.resume.empty();
   const std::string checkpoint_dir = opt.resume ? args.resume : args.checkpoint;
   std::optional<DirectoryCheckpoints> checkpoints;
@@ -203,8 +220,10 @@ Verb add_search(CLI::App& app) {
                   "bfs: states that are one (structural: equal graphs; function: equal tensors)")
       ->check(CLI::IsMember({"structural", "function"}))
       ->capture_default_str();
-  cmd->add_option("--memory-limit", args->memory_limit, "bfs: MiB of frontier; past it, levels are searched in chunks")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("--memory-limit", args->memory_limit,
+                  "bfs: MiB of frontier; past it, levels are searched in chunks (default: half the memory available "
+                  "at the start; 0: none)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   cmd->add_option("--checkpoint", args->checkpoint, "bfs: directory for a checkpoint after every level");
   cmd->add_option("--resume", args->resume, "bfs: continue the run whose checkpoint is in this directory");
   cmd->add_option("--out", args->out, "Results file")->capture_default_str();

@@ -52,7 +52,8 @@ class Bfs {
   // of a full-size μGraph seconds. With ranks a batch runs to its end, as every rank must reach the
   // batch's collectives.
   bool cut() const { return raised(stop_); }
-  bool expand(int depth, size_t states);  // one batch; false: the stop cut it short (it stays pending)
+  // One batch; false: the stop cut it short (it stays pending). `drain`: it carries no states on.
+  bool expand(int depth, size_t states, bool drain);
   void keep_children(int depth);
   void save(bool complete);
   std::vector<CheckpointLayer> materialize();  // the pending states, by depth
@@ -87,8 +88,8 @@ class Bfs {
 Comm* ranks_of(const RunOptions& options) { return options.comm && options.comm->size() > 1 ? options.comm : nullptr; }
 
 // Completions go to the backend in one call per batch when the config says so, or by default when
-// the backend prefers; states with completions are carried to the next batch only in one process
-// without a memory limit.
+// the backend prefers; states with completions are carried to the next batch only in one process,
+// and under a memory limit only while the next batch stays at the same depth.
 bool batched(const SearchConfig& cfg, const Engine& engine) {
   return cfg.bfs_batch_verify < 0 ? engine.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1;
 }
@@ -104,7 +105,7 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
                 ranks_of(options) ? options.comm->size() : 1),
       exchange_(ranks_of(options), engine, team_, collector, result),
       completions_(engine, workers, collector, batched(cfg, engine),
-                   batched(cfg, engine) && options.memory_limit_mib <= 0 && !ranks_of(options), stop_),
+                   batched(cfg, engine) && !ranks_of(options), stop_),
       expander_(engine, options.dedup, workers, collector, team_, completions_, stop_),
       dedup_(options.dedup, engine, options.cost_gpu, team_, collector, stop_) {}
 
@@ -165,7 +166,9 @@ void Bfs::run() {
   int last = schedule_.current();
   while (true) {
     if (store_.level(schedule_.current()).pending() == 0) store_.flush();  // so that advance() sees every child
-    if (!exchange_.sync(store_, view_) || !schedule_.advance(view_, store_, result_.chunks)) break;
+    // States carried from the last batch are finished at their depth before the schedule leaves it.
+    const bool holding = !carried_.empty();
+    if (!exchange_.sync(store_, view_) || !schedule_.advance(view_, store_, result_.chunks, holding)) break;
     const int depth = schedule_.current();
     if (depth == store_.open_depth()) store_.flush();  // before the level is read
     if (depth != last) save(false);                    // a level (or a chunk of one) is done
@@ -173,9 +176,12 @@ void Bfs::run() {
     const Level& level = store_.level(depth);
     progress_.level.store(depth);
     progress_.frontier.store(level.pending());
-    const size_t states = schedule_.batch_size(level.pending(), view_);
+    // Past the limit, a batch holding carried states takes only those, and drains.
+    const bool finish_carried = holding && schedule_.over(view_);
+    const size_t states = finish_carried ? 0 : schedule_.batch_size(level.pending(), view_);
+    const bool drain = finish_carried || schedule_.fills_room(level.pending(), view_);
     store_.reserve_depths(depth + 2);
-    if (!expand(depth, states)) break;  // the children go to the next depth; cut short, it stays pending
+    if (!expand(depth, states, drain)) break;  // the children go to the next depth; cut short, it stays pending
     result_.peak_frontier_mib = std::max(result_.peak_frontier_mib, double(store_.bytes()) / (1 << 20));
     store_.level(depth).drop_back(expander_.batch().own);
   }
@@ -187,14 +193,14 @@ void Bfs::run() {
       (threads - 1) * std::max(0.0, seconds_since(start_time_) - team_.regions_s() - completions_.wait_s());
 }
 
-bool Bfs::expand(int depth, size_t states) {
+bool Bfs::expand(int depth, size_t states, bool drain) {
   const auto start = Clock::now();
   before_batch_ = committed();
   const uint64_t verified_before = verified_count(), states_before = states_count();
   if (result_.levels.size() <= static_cast<size_t>(depth)) result_.levels.resize(depth + 1);
   LevelStats& stats = result_.levels[depth];
   stats.level = depth;
-  expander_.begin(store_, depth, states, carried_);
+  expander_.begin(store_, depth, states, carried_, drain);
   const Batch& batch = expander_.batch();
   if (!cut()) expander_.expand_chunks(store_);
   if (!cut()) completions_.verify(batch, team_);

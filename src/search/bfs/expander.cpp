@@ -14,12 +14,12 @@ Expander::Expander(const Engine& engine, Dedup dedup, std::deque<Worker>& worker
   for (Scratch& s : scratch_) s.fingerprints = engine.verifier.backend().make_context();
 }
 
-void Expander::begin(const LevelStore& store, int depth, size_t n, const std::vector<NodeId>& carried) {
+void Expander::begin(const LevelStore& store, int depth, size_t n, const std::vector<NodeId>& carried, bool drain) {
   depth_ = depth;
   const Level& level = store.level(depth);
   batch_.nodes.clear();
   level.peek_back(n, batch_.nodes);
-  batch_.lay_out(carried, team_.size(), !completions_.pipelined() || level.pending() == batch_.nodes.size());
+  batch_.lay_out(carried, team_.size(), drain || !completions_.pipelined() || level.pending() == batch_.nodes.size());
   completions_.begin(batch_);
   for (Scratch& s : scratch_) s.candidates = s.cache_hits = 0;
 }

@@ -31,8 +31,9 @@ class Expander {
   Batch& batch() { return batch_; }
   const Batch& batch() const { return batch_; }
   // The next batch: the last n pending states of the current depth, then the states carried from the
-  // batch before (Completions::carry).
-  void begin(const LevelStore& store, int depth, size_t n, const std::vector<NodeId>& carried);
+  // batch before (Completions::carry). It drains (carries nothing on) when `drain` says so, when
+  // completions are not pipelined, or when it takes the depth's last states.
+  void begin(const LevelStore& store, int depth, size_t n, const std::vector<NodeId>& carried, bool drain);
 
   // The phases, in order; each may be cut short by the stop.
   // Every own state visited: completions handed to Completions or verified at once, steps generated.

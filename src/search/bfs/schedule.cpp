@@ -4,11 +4,10 @@
 
 namespace ugs::search_detail {
 
-bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& chunks) {
-  const bool over = limit_bytes_ > 0 && view.bytes > limit_bytes_;
+bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& chunks, bool holding) {
   auto has = [&](int depth) { return view.sizes[depth] > 0; };
   const bool next_has = current_ + 1 < static_cast<int>(view.sizes.size()) && has(current_ + 1);
-  if (next_has && (!has(current_) || over)) {
+  if (next_has && (!has(current_) || (over(view) && !holding))) {
     if (has(current_)) ++chunks;
     ++current_;
     return true;
@@ -23,14 +22,21 @@ bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& ch
   return false;
 }
 
-size_t Schedule::batch_size(size_t pending, const FrontierView& view) const {
-  const size_t n = std::min(pending, max_batch_);
-  if (limit_bytes_ == 0) return n;
+size_t Schedule::room_batch(const FrontierView& view) const {
   const double per_state = expanded_ ? double(children_bytes_) / double(expanded_) : 4096.0;
   // With ranks, the limit is on the whole frontier and every rank expands its share of the room.
   const double room = double(limit_bytes_) - double(view.bytes);
   const size_t fit = room > 0 ? static_cast<size_t>(room / per_state / ranks_) : 0;
-  return std::min(n, std::max(fit, kMinBatch));
+  return std::max(fit, kMinBatch);
+}
+
+size_t Schedule::batch_size(size_t pending, const FrontierView& view) const {
+  const size_t n = std::min(pending, max_batch_);
+  return limit_bytes_ == 0 ? n : std::min(n, room_batch(view));
+}
+
+bool Schedule::fills_room(size_t pending, const FrontierView& view) const {
+  return limit_bytes_ > 0 && room_batch(view) <= std::min(pending, max_batch_);
 }
 
 }  // namespace ugs::search_detail

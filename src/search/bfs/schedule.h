@@ -31,12 +31,18 @@ class Schedule {
   void resume_at(int depth) { current_ = depth; }
   // Moves to the next depth to expand (dropping the expanded levels below it from `store` when it goes
   // back up); false when none is left. A move down while the current depth still has states (the
-  // limit passed) counts as a chunk.
-  bool advance(const FrontierView& view, LevelStore& store, uint64_t& chunks);
+  // limit passed) counts as a chunk. `holding`: states carried from the last batch wait to be
+  // finished at the current depth, so it stays there (their batch drains) instead of moving down.
+  bool advance(const FrontierView& view, LevelStore& store, uint64_t& chunks, bool holding);
   // A whole batch of the current depth's `pending` states, or under the limit as many states as the
   // room left holds children for (by the children's bytes per state so far), at least kMinBatch: the
   // frontier passes the limit by at most about the children of kMinBatch states.
   size_t batch_size(size_t pending, const FrontierView& view) const;
+  // Whether that batch is cut to the room left: its children may take the frontier past the limit,
+  // and the next batch be at another depth, so it carries no states to the next one.
+  bool fills_room(size_t pending, const FrontierView& view) const;
+  // Whether the frontier is past the limit.
+  bool over(const FrontierView& view) const { return limit_bytes_ > 0 && view.bytes > limit_bytes_; }
   // What a batch cost: the states whose children were kept, and their bytes.
   void count(uint64_t states, uint64_t children_bytes) {
     expanded_ += states;
@@ -49,6 +55,7 @@ class Schedule {
   const size_t limit_bytes_;
   const size_t max_batch_;
   const int ranks_;
+  size_t room_batch(const FrontierView& view) const;  // the states whose children fit the room left
   int current_ = 0;
   uint64_t expanded_ = 0, children_bytes_ = 0;
 };
