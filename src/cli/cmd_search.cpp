@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -88,19 +89,22 @@ void check_bfs_flags(const Opts& args) {
                      "resumed from, so give only --resume");
 }
 
-// bfs's frontier limit when --memory-limit is not given: half the memory available when the search
-// starts (the process adds the batch's children, the generator's memo and the program's tensors to
-// the frontier), so that a large space is searched in chunks instead of ending the run out of
-// memory. None under mpirun, where every rank would read its own machine's figure and the ranks
-// must take one limit; and none where the figure cannot be read.
+// bfs's frontier limit when --memory-limit is not given: 1 GiB, or half the memory available when
+// the search starts if that is less (the process adds the batch's children, the generator's memo
+// and the program's tensors to the frontier). A large space is then searched depth-first over
+// chunks of its levels instead of ending the run out of memory, and reaches complete μGraphs
+// sooner; each level keeps its dedup, and a GiB of frontier still fills the largest batches. None
+// under mpirun, where every rank would read its own machine's figure and the ranks must take one
+// limit.
 int64_t default_memory_limit_mib() {
+  constexpr int64_t kDefaultMib = 1024;
   if (under_mpi_launcher()) return 0;
   std::ifstream meminfo("/proc/meminfo");
   std::string key, unit;
   int64_t kib = 0;
   while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib / 2 / 1024;
-  return 0;
+    if (key == "MemAvailable:") return std::min(kDefaultMib, std::max<int64_t>(kib / 2 / 1024, 1));
+  return kDefaultMib;
 }
 
 // MPI starts only for dfs-mpi or when mpirun started this process, so a plain search needs no MPI
@@ -221,8 +225,8 @@ Verb add_search(CLI::App& app) {
       ->check(CLI::IsMember({"structural", "function"}))
       ->capture_default_str();
   cmd->add_option("--memory-limit", args->memory_limit,
-                  "bfs: MiB of frontier; past it, levels are searched in chunks (default: half the memory available "
-                  "at the start; 0: none)")
+                  "bfs: MiB of frontier; past it, levels are searched in chunks (default: 1024, or half the memory "
+                  "available at the start if less; 0: none)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   cmd->add_option("--checkpoint", args->checkpoint, "bfs: directory for a checkpoint after every level");
   cmd->add_option("--resume", args->resume, "bfs: continue the run whose checkpoint is in this directory");

@@ -27,7 +27,10 @@ size_t Schedule::room_batch(const FrontierView& view) const {
   // With ranks, the limit is on the whole frontier and every rank expands its share of the room.
   const double room = double(limit_bytes_) - double(view.bytes);
   const size_t fit = room > 0 ? static_cast<size_t>(room / per_state / ranks_) : 0;
-  return std::max(fit, kMinBatch);
+  // Past the limit the room is near 0, and batches of a few states would each pay a batch's fixed
+  // costs: a batch may take children up to a sixteenth of the limit past it.
+  const size_t slack = static_cast<size_t>(double(limit_bytes_) / 16 / per_state / ranks_);
+  return std::max({fit, slack, kMinBatch});
 }
 
 size_t Schedule::batch_size(size_t pending, const FrontierView& view) const {
