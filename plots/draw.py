@@ -1,6 +1,7 @@
 """Drawing helpers shared by the figures: panels, bar charts (grouped or stacked), and saving."""
 import math
 import os
+import textwrap
 
 import matplotlib
 
@@ -24,11 +25,15 @@ def panels(n, title, ncols=3, width=4.6, height=3.4):
     """A figure of n panels, at most ncols a row; returns the figure and the n axes."""
     ncols = max(1, min(ncols, n))
     nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows + 0.6), squeeze=False)
+    # The title wrapped to the figure's width (about ten characters an inch at its size), so that a
+    # one-panel figure does not cut it off at both edges.
+    lines = textwrap.wrap(title, width=max(20, int(width * ncols * 10)))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows + 0.35 + 0.25 * len(lines)),
+                             squeeze=False)
     flat = list(axes.flat)
     for ax in flat[n:]:
         ax.set_visible(False)
-    fig.suptitle(title)
+    fig.suptitle("\n".join(lines))
     return fig, flat[:n]
 
 

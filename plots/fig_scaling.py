@@ -51,14 +51,24 @@ def _plot_lines(ax, lines, title):
 
 
 def _geomean_lines(per_program):
-    """Across programs: the geometric mean of each line's speedups at each worker count."""
-    collected = {}
+    """Across programs: the geometric mean of each line's speedups at each worker count, over the
+    programs that have the line at every worker count any program has it at (a program measured at
+    fewer counts would move the mean from one point to the next). Returns the lines and the programs
+    that entered at least one."""
+    counts = {}
     for lines in per_program.values():
         for key, points in lines.items():
+            counts.setdefault(key, set()).update(points)
+    collected, used = {}, set()
+    for program, lines in per_program.items():
+        for key, points in lines.items():
+            if set(points) != counts[key]:
+                continue
+            used.add(program)
             for workers, s in points.items():
                 collected.setdefault(key, {}).setdefault(workers, []).append(s)
-    return {key: {w: math.exp(sum(map(math.log, v)) / len(v)) for w, v in points.items()}
-            for key, points in collected.items()}
+    return ({key: {w: math.exp(sum(map(math.log, v)) / len(v)) for w, v in points.items()}
+             for key, points in collected.items()}, used)
 
 
 def plural(n, word):
@@ -73,8 +83,8 @@ def speedup_summary(results):
         raise NoData("no dfs run at 1 thread to compare with")
     fig, axes = panels(len(drawn), "Speedup against workers (geometric mean over programs)", ncols=2)
     for ax, (setting, per_program) in zip(axes, drawn):
-        _plot_lines(ax, _geomean_lines(per_program),
-                    f"{setting_label(setting, one_rank=False)}: {plural(len(per_program), 'program')}")
+        lines, used = _geomean_lines(per_program)
+        _plot_lines(ax, lines, f"{setting_label(setting, one_rank=False)}: {plural(len(used), 'program')}")
     return fig
 
 

@@ -251,5 +251,21 @@ class SpacesSectionTest(unittest.TestCase):
         self.assertIn("| 1 of 2 stopped at 60 s |", text)
 
 
+@unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib not installed (run under /usr/bin/python3)")
+class GeometricMeanTest(unittest.TestCase):
+    def test_a_program_measured_at_fewer_worker_counts_stays_out_of_the_mean(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from fig_scaling import _geomean_lines
+        per_program = {"a": {("bfs", 1): {1: 1.0, 16: 8.0}, ("dfs", 1): {1: 1.0}},
+                       "b": {("bfs", 1): {1: 4.0, 16: 32.0}, ("dfs", 1): {1: 1.0}},
+                       "c": {("bfs", 1): {16: 2.0}, ("dfs", 1): {1: 1.0}}}
+        lines, used = _geomean_lines(per_program)
+        bfs = lines[("bfs", 1)]
+        self.assertEqual(set(bfs), {1, 16})
+        self.assertAlmostEqual(bfs[1], 2.0)
+        self.assertAlmostEqual(bfs[16], 16.0)  # c's bfs at 16 alone would pull it to 8
+        self.assertEqual(lines[("dfs", 1)], {1: 1.0})
+        self.assertEqual(used, {"a", "b", "c"})  # c enters through its dfs line
+
 if __name__ == "__main__":
     unittest.main()
