@@ -223,6 +223,17 @@ class RunnerTest(unittest.TestCase):
         self.assertTrue(all(c.time_limit_s == 60 for c in m.cells))
         self.assertEqual(len({c.program for c in m.cells}), 16)
 
+    def test_paper_matrix_covers_every_strategy_in_the_mirage_space(self):
+        sys.path.insert(0, os.path.join(ROOT, "experiments"))
+        from runner import matrix as matrices
+        m = matrices.load("paper", os.path.join(ROOT, "experiments", "matrices"))
+        self.assertEqual(len(m.cells), 96)
+        mirage = [c for c in m.cells if c.space == "mirage"]
+        self.assertEqual({c.strategy for c in mirage}, {"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"})
+        self.assertEqual({(c.threads, c.ranks) for c in mirage}, {(1, 1), (2, 1), (1, 2)})
+        self.assertEqual({c.space for c in m.cells}, {"mirage", "open"})
+        self.assertTrue(all(c.time_limit_s == (60 if c.space == "open" else 300) for c in m.cells))
+
     def test_gpu_matrix_and_its_committed_results_agree(self):
         sys.path.insert(0, os.path.join(ROOT, "experiments"))
         from runner import matrix as matrices

@@ -8,7 +8,6 @@
 #include <type_traits>
 
 #include "search/generator/enumerate.h"
-#include "ugs/util/hash.h"
 
 namespace ugs::search_detail {
 
