@@ -181,7 +181,7 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
       view.set(d - 1, part.ops);
       continue;
     }
-    node = publish(Node::make(key, d, node, part), key);
+    node = publish(Node::make(key, d, node, part), size, key);
     view.set(d - 1, node->part());
   }
   return view;
@@ -203,13 +203,13 @@ const ShapedOpsMemo::Node* ShapedOpsMemo::find(const Prefixes& key, int depth, S
   }
 }
 
-const ShapedOpsMemo::Node* ShapedOpsMemo::publish(const Node* fresh, const Prefixes& key) const {
+const ShapedOpsMemo::Node* ShapedOpsMemo::publish(const Node* fresh, size_t bytes, const Prefixes& key) const {
   const int depth = static_cast<int>(fresh->depth);
   for (size_t at = key.hash[depth] & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
     const Node* expected = nullptr;
     if (slots_[at].compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
       entries_.fetch_add(1, std::memory_order_relaxed);
-      bytes_.fetch_add(sizeof(Node) + alignof(ShapedOp) + fresh->ops * sizeof(ShapedOp), std::memory_order_relaxed);
+      bytes_.fetch_add(bytes, std::memory_order_relaxed);
       return fresh;
     }
     ShapedView unused;

@@ -111,8 +111,9 @@ class ShapedOpsMemo {
   struct Prefixes;
   // The node of the first `depth` tiles of `key`, or null; found, its parts are set in `view`.
   const Node* find(const Prefixes& key, int depth, ShapedView& view) const;
-  // Publishes `fresh`, or returns the node another thread published for the same prefix first.
-  const Node* publish(const Node* fresh, const Prefixes& key) const;
+  // Publishes `fresh` (`bytes` long), or returns the node another thread published for the same
+  // prefix first.
+  const Node* publish(const Node* fresh, size_t bytes, const Prefixes& key) const;
   const SearchConfig& cfg_;
   const size_t budget_;
   const uint64_t id_;  // names this memo in the threads' caches of recent nodes
