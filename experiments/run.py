@@ -75,7 +75,8 @@ def main(argv):
           f"results in {store.out}", file=sys.stderr)
     if args.dry_run:
         for c in todo:
-            print(shlex.join(cellrun.command(c, binary, store.results_path(c), limit(c, args))))
+            print(shlex.join(cellrun.command(c, binary, store.results_path(c), limit(c, args),
+                                             store.config_path(c))))
         return 0
     store.create()
     store.save(matrix, binary, matrix.cells)
@@ -93,7 +94,8 @@ def run_cells(todo, total, store, matrix, binary, args):
         for cell in todo:
             running = cell
             progress.starting(cell)
-            argv = cellrun.command(cell, binary, store.results_path(cell), limit(cell, args))
+            argv = cellrun.command(cell, binary, store.results_path(cell), limit(cell, args),
+                                   store.write_config(cell))
             outcome = cellrun.run(cell, argv, store.results_path(cell), store.log_path(cell),
                                   store.rejected_path(cell), limit(cell, args))
             store.record(cell, outcome.status, outcome.exit_code, round(outcome.wall_s, 3), outcome.error, argv)

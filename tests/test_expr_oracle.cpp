@@ -241,6 +241,30 @@ TEST(Oracle, CacheAnswersTheSecondTimeWithoutTheSolver) {
   EXPECT_GT(s.z3_s, 0.0);
 }
 
+TEST(Oracle, WithoutTheCacheEveryQueryIsDecidedAnew) {
+  ExprPool p;
+  const ExprId t = parse_expr(p, "X*Z + Y*Z", kNames), q = parse_expr(p, "Y + X", kNames);
+  OracleConfig z3only_uncached;
+  z3only_uncached.structural = false;
+  z3only_uncached.cache = false;
+  Oracle o(p, std::span(&t, 1), z3only_uncached);
+  EXPECT_TRUE(o.is_subexpr(q));
+  EXPECT_TRUE(o.is_subexpr(q));
+  EXPECT_FALSE(o.cached(q).has_value());
+  std::vector<ExprId> qs;
+  for (const char* e : {"X + Y", "X*Y", "X + Y"}) qs.push_back(parse_expr(p, e, kNames));
+  std::vector<uint8_t> ans, cached_ans;
+  o.is_subexpr_batch(qs, ans);
+  OracleConfig z3only = z3only_uncached;
+  z3only.cache = true;
+  Oracle(p, std::span(&t, 1), z3only).is_subexpr_batch(qs, cached_ans);
+  EXPECT_EQ(ans, cached_ans);  // the same answers; the repeat within the batch is asked again
+  const OracleStats s = o.stats();
+  EXPECT_EQ(s.queries, 5u);
+  EXPECT_EQ(s.cache_hits, 0u);
+  EXPECT_EQ(s.z3_calls, 5u);
+}
+
 TEST(Oracle, HugeExpressionsArePrunedAndStatsAddUp) {
   ExprPool p;
   const ExprId t = parse_expr(p, "X*Z + Y*Z", kNames);

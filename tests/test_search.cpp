@@ -259,8 +259,11 @@ TEST(Strategies, DateTheFirstAndTheBestMuGraph) {
     EXPECT_LE(result.time_to_first_s, result.time_to_best_s);
     EXPECT_LE(result.time_to_best_s, result.wall_s);
     EXPECT_EQ(result.time_to_best_s, result.mugraphs[0].found_s);
-    const nlohmann::json stats = results_json(p, cfg, {}, result)["stats"];
-    EXPECT_EQ(stats["time_to_first_s"].get<double>(), result.time_to_first_s);
+    const nlohmann::json doc = results_json(p, cfg, {}, result);
+    EXPECT_EQ(doc["stats"]["time_to_first_s"].get<double>(), result.time_to_first_s);
+    ASSERT_EQ(doc["mugraphs"].size(), result.mugraphs.size());
+    for (size_t i = 0; i < result.mugraphs.size(); ++i)  // each dated in the file, for anytime curves
+      EXPECT_EQ(doc["mugraphs"][i]["found_s"].get<double>(), result.mugraphs[i].found_s);
   }
   SearchConfig none = cfg;
   none.max_block_graphs = 0;  // kernel ops alone cannot fuse the norm into the matmul: nothing found

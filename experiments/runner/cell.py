@@ -21,12 +21,15 @@ class Outcome:
     error: str | None
 
 
-def command(cell, binary, out_path, time_limit_s):
+def command(cell, binary, out_path, time_limit_s, config_path=None):
+    """The cell's command line; config_path holds the cell's config keys (cell.config), if it has any."""
     argv = [binary, "search", cell.program, "--strategy", cell.strategy, "--threads", str(cell.threads),
             "--backend", cell.backend, "--field", cell.field, "--seed", str(cell.seed),
             "--out", out_path, "--quiet", *cell.args]
     if cell.space:
         argv += ["--space", cell.space]
+    if config_path:
+        argv += ["--config", config_path]
     if time_limit_s:
         argv += ["--time-limit", f"{time_limit_s:g}"]
     if cell.ranks > 1:

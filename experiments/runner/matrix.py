@@ -17,7 +17,7 @@ CHOICES = {"strategies": {"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"},
            "spaces": {"preset", "open", "mirage"}}
 AXES = {"programs": str, "strategies": str, "threads": int, "ranks": int, "backends": str, "fields": str}
 DEFAULTS = {"threads": [1], "ranks": [1], "backends": ["cpu"], "fields": ["wide"],
-            "repetitions": 1, "seed": 1, "time_limit_s": None, "args": []}
+            "repetitions": 1, "seed": 1, "time_limit_s": None, "args": [], "label": None, "config": None}
 # Optional axes: absent (None) means the flag is not passed and the cell's name does not mention it,
 # so matrices written before the axis existed keep their cells' names.
 OPTIONAL_AXES = {"spaces": None}
@@ -41,6 +41,8 @@ class Cell:
     time_limit_s: float | None
     args: tuple = ()
     space: str | None = None  # --space; None: not passed (ugsearch's default)
+    label: str | None = None  # a variant's name in the cell's id (cells that differ in config only)
+    config: str | None = None  # search config keys (JSON text) passed with --config; needs a label
 
     @property
     def program_label(self):
@@ -51,8 +53,9 @@ class Cell:
     @property
     def id(self):
         space = f"__{self.space}" if self.space else ""
+        label = f"__{self.label}" if self.label else ""
         return (f"{self.program_label}__{self.strategy}__t{self.threads}__r{self.ranks}"
-                f"__{self.backend}__{self.field}{space}__rep{self.rep}")
+                f"__{self.backend}__{self.field}{space}{label}__rep{self.rep}")
 
     def params(self):
         params = {"program": self.program, "strategy": self.strategy, "threads": self.threads,
@@ -60,6 +63,10 @@ class Cell:
                   "seed": self.seed, "time_limit_s": self.time_limit_s, "args": list(self.args)}
         if self.space:  # only then, so that the index of a matrix without spaces is as before
             params["space"] = self.space
+        if self.label:
+            params["label"] = self.label
+        if self.config:
+            params["config"] = json.loads(self.config)
         return params
 
 
@@ -141,9 +148,16 @@ def _checked(spec, where, base_dir):
                           ("seed", lambda v: _is(v, int) and v >= 0, "an integer >= 0"),
                           ("time_limit_s", lambda v: v is None or (_is(v, float) and v > 0), "seconds > 0"),
                           ("args", lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v),
-                           "a list of strings (extra ugsearch search flags)")):
+                           "a list of strings (extra ugsearch search flags)"),
+                          ("label", lambda v: v is None or (isinstance(v, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", v)),
+                           "a short name of lowercase letters, digits and hyphens"),
+                          ("config", lambda v: v is None or (isinstance(v, dict) and v),
+                           "an object of search config keys, e.g. {\"oracle_structural\": 0}")):
         if not ok(spec[key]):
             raise MatrixError(f"{where}: \"{key}\" must be {what}")
+    if spec["config"] is not None and spec["label"] is None:
+        raise MatrixError(f"{where}: a group with \"config\" needs a \"label\" naming the variant, so that its "
+                          f"cells do not share names with the cells without it")
     return spec
 
 
@@ -169,5 +183,6 @@ def _expand(spec):
     for rep in range(spec["repetitions"]):
         for values in itertools.product(*(spec[axis] for axis in AXES)):
             for space in spec["spaces"] or [None]:
+                config = json.dumps(spec["config"], sort_keys=True) if spec["config"] else None
                 yield Cell(*values, rep=rep, seed=spec["seed"] + rep, time_limit_s=spec["time_limit_s"],
-                           args=tuple(spec["args"]), space=space)
+                           args=tuple(spec["args"]), space=space, label=spec["label"], config=config)

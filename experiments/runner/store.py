@@ -33,7 +33,7 @@ class Store:
         self.entries = {e["id"]: e for e in self._previous_index() if isinstance(e, dict) and "id" in e}
 
     def create(self):
-        for sub in ("cells", "logs", "rejected"):
+        for sub in ("cells", "logs", "rejected", "configs"):
             os.makedirs(os.path.join(self.out, sub), exist_ok=True)
 
     def results_path(self, cell):
@@ -44,6 +44,17 @@ class Store:
 
     def rejected_path(self, cell):
         return os.path.join(self.out, "rejected", cell.id + ".json")
+
+    def config_path(self, cell):
+        """Where the cell's config keys go for --config; None for a cell without them."""
+        return os.path.join(self.out, "configs", cell.id + ".json") if cell.config else None
+
+    def write_config(self, cell):
+        """Writes the cell's config file (if it has config keys) and returns its path, or None."""
+        path = self.config_path(cell)
+        if path:
+            write_json_atomic(path, json.loads(cell.config))
+        return path
 
     def scan(self, cells):
         """Reads what is on disk once: sets every cell's index entry and returns the finished cells."""

@@ -61,7 +61,7 @@ bool Oracle::decide(ExprId e) {
 }
 
 std::optional<bool> Oracle::known_without_z3(ExprId e) const {
-  if (const std::optional<bool> hit = cache_->find(e)) return hit;
+  if (const std::optional<bool> hit = remembered(e)) return hit;
   if (!cfg_.prune) return true;                               // as decide() answers it
   if (cfg_.structural || pool_.kind(e) == ExprKind::Huge) {  // as decide() asks it
     const detail::Answer s = structural_->decide(e);
@@ -70,9 +70,17 @@ std::optional<bool> Oracle::known_without_z3(ExprId e) const {
   return std::nullopt;
 }
 
-void Oracle::learn(ExprId e, bool keep) { cache_->put(e, keep); }
+void Oracle::learn(ExprId e, bool keep) { remember(e, keep); }
 
-std::optional<bool> Oracle::cached(ExprId e) const { return cache_->find(e); }
+std::optional<bool> Oracle::cached(ExprId e) const { return remembered(e); }
+
+std::optional<bool> Oracle::remembered(ExprId e) const {
+  return cfg_.cache ? cache_->find(e) : std::nullopt;
+}
+
+void Oracle::remember(ExprId e, bool keep) {
+  if (cfg_.cache) cache_->put(e, keep);
+}
 
 void Oracle::add_cache_hits(uint64_t n) {
   queries_.fetch_add(n, std::memory_order_relaxed);
@@ -86,12 +94,12 @@ void Oracle::take_z3_log(std::vector<std::pair<ExprId, bool>>& out) {
 }
 
 bool Oracle::cached_or_decide(ExprId e) {
-  if (const std::optional<bool> hit = cache_->find(e)) {
+  if (const std::optional<bool> hit = remembered(e)) {
     cache_hits_.fetch_add(1, std::memory_order_relaxed);
     return *hit;
   }
   const bool keep = decide(e);
-  cache_->put(e, keep);
+  remember(e, keep);
   return keep;
 }
 
@@ -112,7 +120,7 @@ void Oracle::is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8
   uint64_t hits = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : hits) if (n > 4096)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
-    const std::optional<bool> hit = cache_->find(queries[i]);
+    const std::optional<bool> hit = remembered(queries[i]);
     answers[i] = hit ? static_cast<uint8_t>(*hit) : kMiss;
     hits += hit.has_value();
   }
@@ -120,17 +128,21 @@ void Oracle::is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8
   for (std::ptrdiff_t i = 0; i < n; ++i)
     if (answers[i] == kMiss) misses.push_back(queries[i]);
   const size_t missed = misses.size();
-  std::sort(misses.begin(), misses.end());
-  misses.erase(std::unique(misses.begin(), misses.end()), misses.end());
+  if (cfg_.cache) {  // repeats are decided once; without the cache each query is decided on its own
+    std::sort(misses.begin(), misses.end());
+    misses.erase(std::unique(misses.begin(), misses.end()), misses.end());
+  }
   cache_hits_.fetch_add(hits + (missed - misses.size()), std::memory_order_relaxed);  // repeats count as hits
 
   std::vector<uint8_t> decided(misses.size());
   const auto m = static_cast<std::ptrdiff_t>(misses.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (m > 1)
   for (std::ptrdiff_t i = 0; i < m; ++i) decided[i] = cached_or_decide(misses[i]);
-  for (std::ptrdiff_t i = 0; i < n; ++i)
-    if (answers[i] == kMiss)
-      answers[i] = decided[std::lower_bound(misses.begin(), misses.end(), queries[i]) - misses.begin()];
+  for (std::ptrdiff_t i = 0, next = 0; i < n; ++i) {
+    if (answers[i] != kMiss) continue;
+    answers[i] = cfg_.cache ? decided[std::lower_bound(misses.begin(), misses.end(), queries[i]) - misses.begin()]
+                            : decided[next++];
+  }
 }
 
 OracleStats Oracle::stats() const {

@@ -99,6 +99,7 @@ json results_json(const Program& program, const SearchConfig& cfg, const RunOpti
   for (const FoundGraph& found : result.mugraphs)
     mugraphs.push_back({{"hash", fmt::format("{:016x}", found.hash)},
                         {"cost", cost_summary_json(found.cost)},
+                        {"found_s", found.found_s},
                         {"graph", to_json(found.graph)}});
   return {{"run",
            {{"strategy", name_of(opt.strategy)}, {"threads", opt.threads}, {"ranks", result.ranks},

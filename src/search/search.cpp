@@ -92,6 +92,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   ocfg.threads = opt.threads;
   ocfg.structural = cfg.oracle_structural != 0;
   ocfg.prune = cfg.expr_check != 0;
+  ocfg.cache = cfg.expr_cache != 0;
   ocfg.log_z3 = ranks && opt.strategy == Strategy::DfsMpi;  // shared with the other ranks as z3 decides
   expr::Oracle oracle(pool, targets, ocfg);
   const Verifier verifier(program, opt.backend, opt.field, opt.seed, static_cast<int>(cfg.confirm_tests),

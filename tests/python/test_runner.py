@@ -200,6 +200,36 @@ class RunnerTest(unittest.TestCase):
         with open(self.log, encoding="utf-8") as f:
             self.assertNotIn("--space", f.read())
 
+    def test_labelled_config_variants_get_their_own_cells_and_config_files(self):
+        m = self.matrix(programs=["lora_small"], strategies=["bfs"],
+                        groups=[{}, {"label": "no-cache", "config": {"expr_cache": 0}}])
+        done = self.run_runner(m)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        cells = self.index()
+        self.assertEqual(set(cells), {"lora_small__bfs__t1__r1__cpu__wide__rep0",
+                                      "lora_small__bfs__t1__r1__cpu__wide__no-cache__rep0"})
+        self.assertEqual(cells["lora_small__bfs__t1__r1__cpu__wide__no-cache__rep0"]["config"], {"expr_cache": 0})
+        with open(self.log, encoding="utf-8") as f:
+            calls = {os.path.basename(a[a.index("--out") + 1]): a for a in (line.split() for line in f)}
+        self.assertNotIn("--config", calls["lora_small__bfs__t1__r1__cpu__wide__rep0.json"])
+        args = calls["lora_small__bfs__t1__r1__cpu__wide__no-cache__rep0.json"]
+        with open(args[args.index("--config") + 1], encoding="utf-8") as f:
+            self.assertEqual(json.load(f), {"expr_cache": 0})
+
+    def test_bad_labels_and_configs_are_refused(self):
+        path = os.path.join(self.dir, "bad.json")
+        for what, group in {"config without a label": {"config": {"expr_cache": 0}},
+                            "label with a space": {"label": "no cache", "config": {"expr_cache": 0}},
+                            "config not an object": {"label": "x", "config": ["expr_cache", 0]}}.items():
+            with self.subTest(what):
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump({"programs": ["mha"], "strategies": ["dfs"], "groups": [group]}, f)
+                done = self.run_runner(path)
+                self.assertEqual(done.returncode, 2)
+                self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+                self.assertTrue("label" in done.stderr or "config" in done.stderr, done.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
     def test_bad_spaces_are_refused(self):
         path = os.path.join(self.dir, "bad.json")
         for what, spaces in {"unknown space": ["presets"], "empty": [], "not a list": "open"}.items():
@@ -227,12 +257,16 @@ class RunnerTest(unittest.TestCase):
         sys.path.insert(0, os.path.join(ROOT, "experiments"))
         from runner import matrix as matrices
         m = matrices.load("paper", os.path.join(ROOT, "experiments", "matrices"))
-        self.assertEqual(len(m.cells), 96)
-        mirage = [c for c in m.cells if c.space == "mirage"]
+        self.assertEqual(len(m.cells), 132)
+        mirage = [c for c in m.cells if c.space == "mirage" and not c.label]
         self.assertEqual({c.strategy for c in mirage}, {"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"})
         self.assertEqual({(c.threads, c.ranks) for c in mirage}, {(1, 1), (2, 1), (1, 2)})
         self.assertEqual({c.space for c in m.cells}, {"mirage", "open"})
-        self.assertTrue(all(c.time_limit_s == (60 if c.space == "open" else 300) for c in m.cells))
+        self.assertEqual({c.label for c in m.cells}, {None, "no-cache", "no-structural", "z3-only"})
+        # Where z3 answers, a cell is cut at 20 s: uncached, z3 spends its whole budget on most queries.
+        slow = lambda c: c.config and json.loads(c.config).get("oracle_structural") == 0  # noqa: E731
+        self.assertTrue(all(c.time_limit_s == (60 if c.space == "open" else 20 if slow(c) else 300)
+                            for c in m.cells))
 
     def test_gpu_matrix_and_its_committed_results_agree(self):
         sys.path.insert(0, os.path.join(ROOT, "experiments"))

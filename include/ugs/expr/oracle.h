@@ -1,7 +1,8 @@
 #pragma once
 // The subexpression oracle (docs/design.md §4): is a candidate op's expression a subexpression of the
 // program's, under the axioms? A query is answered by the first stage that can:
-//   1. a memo cache shared by all threads (one entry per distinct expression id, lock-free reads);
+//   1. a memo cache shared by all threads (one entry per distinct expression id, lock-free reads;
+//      OracleConfig::cache off skips it, to measure what it saves);
 //   2. a structural decision on the normal forms, no solver (monotone facts reject; an occurrence in
 //      a target, or a cofactor that fits a sum of the target, accepts; exact except for rare
 //      divisions by sums, which it leaves to the next stage);
@@ -37,6 +38,7 @@ struct OracleConfig {
   bool structural = true;  // false: every uncached query goes to z3 (Mirage's scheme; for comparisons)
   bool use_z3 = true;      // false: what structure cannot decide is kept without asking z3
   bool prune = true;       // false: every query is kept, undecided (the check off, to measure what it cuts)
+  bool cache = true;       // false: no answer is remembered, every query is decided anew (to measure the cache)
   int threads = 0;         // threads of is_subexpr_batch; 0: OpenMP's default
   bool log_z3 = false;     // keep z3's decisions for take_z3_log (a distributed search shares them)
 };
@@ -90,6 +92,8 @@ class Oracle {
 
  private:
   bool cached_or_decide(ExprId e);  // one distinct query: the cache, else decide() and remember
+  std::optional<bool> remembered(ExprId e) const;  // the cache's answer; none when the cache is off
+  void remember(ExprId e, bool keep);
   bool decide(ExprId e);            // structure, then z3 (counted)
 
   ExprPool& pool_;

@@ -30,6 +30,9 @@ namespace ugs {
     "bfs: 1 fingerprints a batch's completions in bulk calls while it expands, 0 each state's at once, -1 "  \
     "as the backend prefers (bulk for cuda, and for cpu on programs of 1e7 field ops or more)")               \
   X(oracle_structural, 1, 0, 1, "1: structure decides what it can before z3; 0: every uncached query goes to z3") \
+  X(expr_cache, 1, 0, 1,                                                                                      \
+    "1: the oracle remembers every answer for all threads; 0: it decides every query anew (to measure what "  \
+    "the cache saves)")                                                                                       \
   X(expr_check, 1, 0, 1,                                                                                      \
     "1: a step whose expression is not a subexpression of the program's is pruned; 0: none is (to measure "  \
     "what the check cuts)")                                                                                   \
