@@ -265,6 +265,24 @@ TEST(Oracle, WithoutTheCacheEveryQueryIsDecidedAnew) {
   EXPECT_EQ(s.z3_calls, 5u);
 }
 
+TEST(Oracle, AStoppedBatchKeepsWhatItDidNotAsk) {
+  ExprPool p;
+  const ExprId t = parse_expr(p, "X*Z + Y*Z", kNames);
+  std::vector<ExprId> qs;
+  for (const char* e : {"X*Y", "X + Y", "Z*Z"}) qs.push_back(parse_expr(p, e, kNames));
+  Oracle o(p, std::span(&t, 1));
+  const std::atomic<bool> stop{true};
+  std::vector<uint8_t> ans;
+  o.is_subexpr_batch(qs, ans, &stop);
+  EXPECT_EQ(ans, (std::vector<uint8_t>{1, 1, 1}));  // X*Y would be pruned had it been asked
+  const OracleStats s = o.stats();
+  EXPECT_EQ(s.undecided, 3u);
+  EXPECT_EQ(s.queries, s.cache_hits + s.structural + s.z3_calls + s.undecided);
+  EXPECT_FALSE(o.cached(qs[0]).has_value());  // nothing unasked is remembered
+  o.is_subexpr_batch(qs, ans);
+  EXPECT_EQ(ans, (std::vector<uint8_t>{0, 1, 0}));
+}
+
 TEST(Oracle, HugeExpressionsArePrunedAndStatsAddUp) {
   ExprPool p;
   const ExprId t = parse_expr(p, "X*Z + Y*Z", kNames);

@@ -111,7 +111,8 @@ bool Oracle::is_subexpr(ExprId e) {
 // Three passes: look every query up in the cache (in parallel: in a search most are hits), gather the
 // distinct misses, decide those in parallel. Only the last pass does real work, dynamically scheduled
 // because a z3 call costs orders of magnitude more than a structural decision.
-void Oracle::is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8_t>& answers) {
+void Oracle::is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8_t>& answers,
+                              const std::atomic<bool>* stop) {
   constexpr uint8_t kMiss = 2;
   const auto n = static_cast<std::ptrdiff_t>(queries.size());
   const int threads = cfg_.threads > 0 ? cfg_.threads : omp_get_max_threads();
@@ -136,8 +137,17 @@ void Oracle::is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8
 
   std::vector<uint8_t> decided(misses.size());
   const auto m = static_cast<std::ptrdiff_t>(misses.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (m > 1)
-  for (std::ptrdiff_t i = 0; i < m; ++i) decided[i] = cached_or_decide(misses[i]);
+  uint64_t unasked = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : unasked) if (m > 1)
+  for (std::ptrdiff_t i = 0; i < m; ++i) {
+    if (stop && stop->load(std::memory_order_relaxed)) {
+      decided[i] = 1;  // kept, never pruned: the search ends with this batch
+      ++unasked;
+      continue;
+    }
+    decided[i] = cached_or_decide(misses[i]);
+  }
+  undecided_.fetch_add(unasked, std::memory_order_relaxed);
   for (std::ptrdiff_t i = 0, next = 0; i < n; ++i) {
     if (answers[i] != kMiss) continue;
     answers[i] = cfg_.cache ? decided[std::lower_bound(misses.begin(), misses.end(), queries[i]) - misses.begin()]

@@ -72,8 +72,11 @@ class Oracle {
   // Thread-safe.
   bool is_subexpr(ExprId e);
   // All queries of one step: duplicates answered once, the distinct uncached ones in parallel
-  // (OpenMP, config().threads). answers[i] (0 or 1) for queries[i].
-  void is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8_t>& answers);
+  // (OpenMP, config().threads). answers[i] (0 or 1) for queries[i]. Once `stop` is raised the
+  // queries not yet decided are kept unasked (counted undecided): a batch of z3 calls can take
+  // minutes, and a stopped search must end within its time limit.
+  void is_subexpr_batch(std::span<const ExprId> queries, std::vector<uint8_t>& answers,
+                        const std::atomic<bool>* stop = nullptr);
   // The cache's answer alone (lock-free), or nullopt; nothing is counted. A driver that answers what
   // it can this way, inline, and sends the rest to is_subexpr_batch reports its hits with add_cache_hits.
   std::optional<bool> cached(ExprId e) const;

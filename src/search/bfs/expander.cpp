@@ -155,7 +155,7 @@ void Expander::settle_misses(const LevelStore& store, RankExchange& exchange) {
   for (size_t c = 0; c < batch_.chunk_count; ++c)
     for (const Pending& p : batch_.chunks[c].misses) queries_.push_back(p.step.query);
   exchange.share_z3(queries_);
-  engine_.oracle.is_subexpr_batch(queries_, answers_);
+  engine_.oracle.is_subexpr_batch(queries_, answers_, stop_);
   collector_.counters.phase_s.expr += seconds_since(start);
   if (queries_.empty()) return;
 
