@@ -93,12 +93,12 @@ void check_bfs_flags(const Opts& args) {
 // the search starts if that is less (the process adds the batch's children, the generator's memo
 // and the program's tensors to the frontier). A large space is then searched depth-first over
 // chunks of its levels instead of ending the run out of memory, and reaches complete μGraphs
-// sooner; each level keeps its dedup, and a GiB of frontier still fills the largest batches. None
-// under mpirun, where every rank would read its own machine's figure and the ranks must take one
-// limit.
+// sooner; each level keeps its dedup, and a GiB of frontier still fills the largest batches. Under
+// mpirun the ranks must take one limit, and each would read its own machine's figure: there the
+// default is the GiB alone (on the whole frontier, every rank holding its share).
 int64_t default_memory_limit_mib() {
   constexpr int64_t kDefaultMib = 1024;
-  if (under_mpi_launcher()) return 0;
+  if (under_mpi_launcher()) return kDefaultMib;
   std::ifstream meminfo("/proc/meminfo");
   std::string key, unit;
   int64_t kib = 0;
