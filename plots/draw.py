@@ -50,9 +50,11 @@ def bars(ax, categories, series, *, stacked=False, log=False, labels=None, legen
         if stacked:
             bottom = bottom + values
         for xi, top, text in zip(x + offset, bottom if stacked else values, (labels or {}).get(name, [])):
-            # A zero bar has no top on a log axis: its label sits on the axis floor.
-            ax.annotate(text, (xi, top if top > 0 or not log else LOG_FLOOR), xytext=(0, 2),
-                        textcoords="offset points", ha="center", va="bottom", fontsize=6,
+            # A zero bar has no top on a log axis, and a missing value (NaN) no bar: their labels sit
+            # on the axis floor.
+            floor = LOG_FLOOR if log else 0
+            y = floor if math.isnan(top) or (log and top <= 0) else top
+            ax.annotate(text, (xi, y), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=6,
                         rotation=0 if stacked else 90)
     rotate = len(categories) > 3
     ax.set_xticks(x, categories, rotation=30 if rotate else 0, ha="right" if rotate else "center")
@@ -61,7 +63,8 @@ def bars(ax, categories, series, *, stacked=False, log=False, labels=None, legen
         ax.set_ylim(LOG_FLOOR, ax.get_ylim()[1] * (30 if labels else 1))
     else:
         # Set by hand: a zero-height bar on top of a stack pins autoscaling to the stack's top.
-        top = max(bottom) if stacked else max(max(v, default=0) for v in series.values())
+        top = max(bottom) if stacked else max((float(np.nanmax(v)) if not np.all(np.isnan(v)) else 0.0)
+                                              for v in (np.asarray(v, dtype=float) for v in series.values()))
         ax.set_ylim(0, top * (1.2 if labels else 1.05) if top > 0 else 1)
     if legend and len(series) > 1:
         ax.legend(fontsize=7)

@@ -16,13 +16,22 @@ def _cells(results, setting):
     return {p: group(rs, "strategy", "threads") for (p,), rs in group(runs, "program").items()}
 
 
+def phase_wall_s(result, phase):
+    """A phase's time on the wall clock's scale. The depth-first drivers sum every phase over their
+    threads, and bfs sums verify over its workers (they confirm in parallel): those are divided by the
+    threads, what each thread spent on average. bfs records its other phases' wall time as it is."""
+    seconds = stat(result, f"phase_s.{phase}")
+    summed = result.strategy != "bfs" or phase == "verify"
+    return seconds / max(1, result.threads) if summed else seconds
+
+
 def phases(results, setting):
     cells = _cells(results, setting)
-    fig, axes = panels(len(cells), f"Time per phase, summed over workers ({setting_label(setting)})", ncols=4,
-                       width=4.0)
+    fig, axes = panels(len(cells), f"Time per phase on the wall clock (a phase summed over threads is divided "
+                       f"by the threads) ({setting_label(setting)})", ncols=4, width=4.0)
     for ax, (program, by_cell) in zip(axes, cells.items()):
         labels = [f"{s} ({t})" for s, t in by_cell]
-        series = {ph: [mean(stat(r, f"phase_s.{ph}") for r in rs) for rs in by_cell.values()] for ph in PHASES}
+        series = {ph: [mean(phase_wall_s(r, ph) for r in rs) for rs in by_cell.values()] for ph in PHASES}
         bars(ax, labels, series, stacked=True, legend=ax is axes[0])
         ax.set_ylabel("time (s)")
         ax.set_xlabel("strategy (threads)")

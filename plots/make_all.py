@@ -13,37 +13,46 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ folders in the source tree
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fig_anytime  # noqa: E402
+import fig_oracle  # noqa: E402
 import fig_quality  # noqa: E402
 import fig_scaling  # noqa: E402
 import fig_search  # noqa: E402
 from draw import NoData, save  # noqa: E402
-from results import load, main_setting  # noqa: E402
+from results import load, main_runs, main_setting  # noqa: E402
 
-# name, caption, function, whether it takes the main (backend, field) setting
+# name, caption, function, and what it takes: "main" the plain runs of the main space
+# (results.main_runs), "setting" those and their main (backend, field) setting, "all" every run (a
+# figure that sets spaces or variants apart itself).
 FIGURES = [
     ("speedup", "Speedup against workers per strategy, geometric mean over programs",
-     fig_scaling.speedup_summary, False),
-    ("speedup_per_program", "Speedup against workers, per program", fig_scaling.speedup_per_program, True),
-    ("load_balance", "Busy time per worker (load balance)", fig_scaling.load_balance, True),
-    ("phases", "Time per phase", fig_search.phases, True),
-    ("expr_queries", "Abstract-expression queries: cache, structural rules, z3", fig_search.expr_queries, True),
-    ("frontier", "bfs frontier size per level", fig_search.frontier, False),
-    ("false_pass", "Verifier false-pass rate by field", fig_quality.false_pass, False),
-    ("plan_costs", "Estimated cost of the reference plans and the best μGraph", fig_quality.plan_costs, False),
+     fig_scaling.speedup_summary, "main"),
+    ("speedup_per_program", "Speedup against workers, per program", fig_scaling.speedup_per_program, "setting"),
+    ("load_balance", "Busy time per worker (load balance)", fig_scaling.load_balance, "setting"),
+    ("ranks", "MPI ranks: speedup of 2 ranks over 1, and z3 calls against ranks", fig_oracle.ranks, "all"),
+    ("oracle_stages", "z3 contention: the oracle's stages turned off, against threads",
+     fig_oracle.stages_against_threads, "all"),
+    ("anytime", "Anytime: the best estimated cost found against time", fig_anytime.anytime, "all"),
+    ("phases", "Time per phase", fig_search.phases, "setting"),
+    ("expr_queries", "Abstract-expression queries: cache, structural rules, z3", fig_search.expr_queries, "setting"),
+    ("frontier", "bfs frontier size per level", fig_search.frontier, "main"),
+    ("false_pass", "Verifier false-pass rate by field", fig_quality.false_pass, "main"),
+    ("plan_costs", "Estimated cost of the reference plans and the best μGraph", fig_quality.plan_costs, "main"),
 ]
 
 
 def draw_all(results, out_dir, only=None):
     """Draws the figures; returns [(name, caption, [png, svg])] for those drawn, notes the rest."""
-    setting = main_setting(results)
+    main = main_runs(results)
+    setting = main_setting(main)
     drawn = []
-    for name, caption, function, takes_setting in FIGURES:
+    for name, caption, function, takes in FIGURES:
         if only and name not in only:
             continue
         try:
-            if takes_setting and setting is None:
+            if takes == "setting" and setting is None:
                 raise NoData("no single-rank run")
-            fig = function(results, setting) if takes_setting else function(results)
+            fig = function(*{"main": (main,), "setting": (main, setting), "all": (results,)}[takes])
         except NoData as e:
             print(f"note: figure {name} skipped: {e}", file=sys.stderr)
             continue

@@ -21,8 +21,9 @@ from draw import NoData  # noqa: E402
 from fig_scaling import speedups  # noqa: E402
 from make_all import draw_all, load_or_exit  # noqa: E402
 from mugraph_pictures import PictureError, render  # noqa: E402
+from conclusions import conclusions  # noqa: E402
 from report_spaces import spaces_section  # noqa: E402
-from results import failed_cells, group, mean, stat, where  # noqa: E402
+from results import failed_cells, group, main_space, mean, plain, stat, where  # noqa: E402
 
 COLUMNS = ["program", "strategy", "threads", "ranks", "backend", "field", "runs", "wall s", "states",
            "states/s", "μGraphs", "z3 calls", "speedup"]
@@ -34,29 +35,38 @@ def table(rows, columns=COLUMNS):
     return "\n".join(lines)
 
 
+def _extra_keys(results):
+    """The optional key columns: space when some result records one, variant when some run turned an
+    oracle stage off."""
+    return (("space",) if any(r.space for r in results) else ()) + (("variant",) if any(r.variant for r in results) else ())
+
+
 def key_columns(results):
-    """COLUMNS, with a space column after field when some result records its space."""
-    return COLUMNS[:6] + ["space"] + COLUMNS[6:] if any(r.space for r in results) else COLUMNS
+    """COLUMNS, with the optional key columns (space, variant) after field."""
+    return COLUMNS[:6] + list(_extra_keys(results)) + COLUMNS[6:]
 
 
 def key_numbers(results):
-    """A row per program × strategy × threads × ranks × backend × field (× space, when results
-    record one), repetitions averaged."""
-    spaces = any(r.space for r in results)
+    """A row per program × strategy × threads × ranks × backend × field (× space × variant, when
+    results have them), repetitions averaged."""
     ratio = {}
-    for backend, field, space in group(results, "backend", "field", "space"):
+    for backend, field, space in group(plain(results), "backend", "field", "space"):
         try:  # within one space: a space's runs are compared with dfs at 1 thread in that space
-            ratio[backend, field, space] = speedups(where(results, space=space), backend, field)
+            ratio[backend, field, space] = speedups(where(plain(results), space=space), backend, field)
         except NoData:
             pass
     rows = []
-    keys = ("program", "strategy", "threads", "ranks", "backend", "field") + (("space",) if spaces else ())
+    keys = ("program", "strategy", "threads", "ranks", "backend", "field") + _extra_keys(results)
     for key, runs in group(results, *keys).items():
         program, strategy, threads, ranks, backend, field = key[:6]
         key = key[:6] + (tuple(k or "–" for k in key[6:]))
+        if runs[0].variant:  # speedups compare the search with all its stages on
+            ratio_key = None
+        else:
+            ratio_key = (backend, field, runs[0].space)
         walls = [r.wall_s for r in runs]
         wall = f"{mean(walls):.2f}" + (f" ± {statistics.stdev(walls):.2f}" if len(walls) > 1 else "")
-        of_program = ratio.get((backend, field, runs[0].space), {}).get(program, {})
+        of_program = ratio.get(ratio_key, {}).get(program, {})
         s = of_program.get((strategy, ranks), {}).get(threads * ranks)
         rows.append([*key, len(runs), ("≥ " if any(r.partial for r in runs) else "") + wall,
                      f"{mean(r.states for r in runs):.0f}",
@@ -94,12 +104,25 @@ def mugraph_section(results, binary, out_dir):
     return lines if len(lines) > 2 else lines + ["No program has a μGraph found.", ""]
 
 
+def figures_sentence(results):
+    """Which runs the figures compare: a figure never draws two spaces, or a variant, as one search."""
+    space = main_space(results)
+    others = sorted({r.space for r in results if r.space and r.space != space})
+    variants = sorted({r.variant for r in results if r.variant})
+    text = (f"The strategy comparisons (speedup, load balance, phases, queries, frontier) are drawn from the "
+            f"`{space}` space's runs with every oracle stage on." if space else
+            "The strategy comparisons are drawn from the runs with every oracle stage on.")
+    if others:
+        text += f" The anytime figure has a panel per space ({', '.join(f'`{o}`' for o in [space] + others)})."
+    if variants:
+        text += (f" The oracle figures also draw the runs with a stage turned off ({', '.join(variants)}: config "
+                 f"keys `expr_cache` and `oracle_structural`).")
+    return text
+
+
 def write_report(results_path, out_dir, binary):
     results = load_or_exit(results_path)
-    # The figures group runs by program, strategy and setting, not by space: over several spaces they
-    # would draw different searches as one, so the tables alone compare spaces.
-    several_spaces = len({r.space for r in results}) > 1
-    figures = [] if several_spaces else draw_all(results, os.path.join(out_dir, "figures"))
+    figures = draw_all(results, os.path.join(out_dir, "figures"))
     partial = sum(r.partial for r in results)
     md = [f"# ugsearch experiments\n",
           f"{len(results)} results files from `{results_path}` ({partial} stopped by their time limit); "
@@ -111,11 +134,9 @@ def write_report(results_path, out_dir, binary):
           "Repetitions averaged (± sample standard deviation); `≥`: a run stopped by its time limit. "
           "Speedup: states per second over dfs at 1 thread, same program, backend and field.\n",
           table(key_numbers(results), key_columns(results)), "",
-          *spaces_section(results, failed_cells(results_path) if os.path.isdir(results_path) else []),
-          "## Figures\n"]
-    if several_spaces:
-        md.append("Left out: the results span several search spaces, which the figures do not tell apart "
-                  "(the tables above compare them).\n")
+          *spaces_section(plain(results), failed_cells(results_path) if os.path.isdir(results_path) else []),
+          *conclusions(results),
+          "## Figures\n", figures_sentence(results) + "\n"]
     for name, caption, (png, svg) in figures:
         md.append(f"### {caption}\n\n[![{name}]({os.path.relpath(png, out_dir)})]({os.path.relpath(svg, out_dir)})\n")
     md += mugraph_section(results, binary, out_dir)

@@ -11,6 +11,10 @@ import sys
 from dataclasses import dataclass
 
 
+# (cache on, structural stage on) -> the variant's name; "" is the plain search.
+VARIANTS = {(True, True): "", (False, True): "no-cache", (True, False): "no-structural", (False, False): "z3-only"}
+
+
 @dataclass
 class Result:
     path: str
@@ -82,6 +86,24 @@ class Result:
     def best_cost(self):
         graphs = self.doc.get("mugraphs") or []
         return graphs[0].get("cost") if graphs else None
+
+    @property
+    def found(self):
+        """[(seconds into the run, estimated µs)] of its μGraphs in the order found; results files from
+        before μGraphs were dated (no found_s) give []."""
+        dated = [(g["found_s"], g["cost"]["estimated_us"]) for g in self.doc.get("mugraphs") or []
+                 if isinstance(g.get("found_s"), (int, float)) and isinstance(g.get("cost"), dict)
+                 and isinstance(g["cost"].get("estimated_us"), (int, float))]
+        return sorted(dated)
+
+    @property
+    def variant(self):
+        """Which of the oracle's stages the run turned off to measure them (config keys expr_cache and
+        oracle_structural, named as the matrices label such cells): "" for a plain run."""
+        config = self.doc.get("config") or {}
+        cache = config.get("expr_cache", 1) != 0
+        structural = config.get("oracle_structural", 1) != 0
+        return VARIANTS[cache, structural]
 
 
 def result_files(path):
@@ -164,6 +186,28 @@ def mean(values):
 
 def where(results, **wanted):
     return [r for r in results if all(getattr(r, k) == v for k, v in wanted.items())]
+
+
+def plain(results):
+    """The runs with every oracle stage on (no variant)."""
+    return [r for r in results if not r.variant]
+
+
+SPACE_PREFERENCE = ["mirage", "preset", "open"]  # a tie in main_space goes to the earlier
+
+
+def main_space(results):
+    """The space (run.space) with the most plain runs; None when no run records one."""
+    counts = group([r for r in plain(results) if r.space], "space")
+    rank = lambda k: (len(counts[k]), -SPACE_PREFERENCE.index(k[0]) if k[0] in SPACE_PREFERENCE else -99)  # noqa: E731
+    return max(counts, key=rank)[0] if counts else None
+
+
+def main_runs(results):
+    """What the strategy comparisons are drawn from: the plain runs of the main space (all plain runs
+    when none records its space), so that no figure mixes two spaces or a variant with the search."""
+    space = main_space(results)
+    return [r for r in plain(results) if space is None or r.space == space]
 
 
 def main_setting(results):

@@ -15,8 +15,8 @@ sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE = os.path.join(ROOT, "tests", "data", "results_sample")
 BINARY = os.environ.get("UGS_BINARY", os.path.join(ROOT, "build", "release", "ugsearch"))
-ALL_FIGURES = {"speedup", "speedup_per_program", "load_balance", "phases", "expr_queries", "frontier",
-               "false_pass", "plan_costs"}
+ALL_FIGURES = {"speedup", "speedup_per_program", "load_balance", "ranks", "oracle_stages", "anytime", "phases",
+               "expr_queries", "frontier", "false_pass", "plan_costs"}
 
 try:
     import matplotlib  # noqa: F401
@@ -34,9 +34,8 @@ def sample_runs():
 
 
 def expected_figures():
-    """The figures the sample has data for: frontier sizes exist only once bfs records levels."""
-    has_levels = any(r["run"]["strategy"] == "bfs" and r["stats"].get("levels") for r in sample_runs())
-    return ALL_FIGURES if has_levels else ALL_FIGURES - {"frontier"}
+    """The figures the sample has data for: all of them (test_sample_is_what_the_test_expects)."""
+    return ALL_FIGURES
 
 
 TEMPLATE = os.path.join(SAMPLE, "cells", "rmsnorm_linear_small__dfs-omp__t2__r1__cpu__wide__rep0.json")
@@ -113,6 +112,10 @@ class PlotsTest(unittest.TestCase):
         self.assertGreaterEqual(len({r["run"]["strategy"] for r in runs}), 2)
         self.assertLessEqual({1, 2}, {r["run"]["threads"] for r in runs})
         self.assertIn("mirage", {r["run"]["field"] for r in runs})
+        self.assertTrue(any(r["run"]["strategy"] == "bfs" and r["stats"].get("levels") for r in runs))  # frontier
+        self.assertTrue(any(r["run"]["ranks"] == 2 for r in runs))  # ranks
+        self.assertTrue(any(r["config"].get("oracle_structural") == 0 for r in runs))  # oracle_stages
+        self.assertTrue(any(g.get("found_s") is not None for r in runs for g in r["mugraphs"]))  # anytime
 
     def test_make_all_draws_every_figure_with_data(self):
         done = self.script("make_all.py", SAMPLE, self.out)
@@ -153,9 +156,11 @@ class PlotsTest(unittest.TestCase):
             self.assertIn(f"| {program} | dfs | 1 | 1 | cpu | wide |", report)
         self.assertIn("| speedup |", report)
         self.assertIn("- CPU:", report)
-        # The sample's results predate spaces: no spaces section, no space column.
-        self.assertNotIn("## Search spaces", report)
-        self.assertNotIn("| space |", report)
+        # Its runs record their space (preset) and one turned the structural stage off.
+        self.assertIn("| field | space | variant | runs |", report)
+        self.assertIn("| rmsnorm_linear_small | dfs-omp | 2 | 1 | cpu | wide | preset | no-structural | 1 | ≥ ", report)
+        self.assertIn("## Conclusions", report)
+        self.assertIn("**z3 contention and the cache.**", report)
         if not (os.access(BINARY, os.X_OK) and shutil.which("dot")):
             self.skipTest("no ugsearch binary or no Graphviz: μGraph pictures not checked")
         for program in programs:
@@ -211,9 +216,72 @@ class PlotsTest(unittest.TestCase):
         self.assertEqual(gqa["full", "bfs", "mirage"][3:], ["–"] * 8 + ["failed: killed by SIGSEGV, no message"])
         self.assertEqual(gqa["full", "bfs", "open"][-1], "stopped at 60 s")
         self.assertLess(section.index("### rmsnorm_linear"), section.index("### gqa"))
-        # Figures do not tell spaces apart: over several spaces they are left out, saying why.
-        self.assertIn("Left out: the results span several search spaces", report)
-        self.assertFalse(os.path.exists(os.path.join(self.out, "report", "figures")))
+        # Figures compare strategies within one space (the one with the most runs; a tie goes to
+        # mirage, then preset), and the report says so; the anytime figure has a panel per space.
+        self.assertIn("drawn from the `preset` space's runs", report)
+        self.assertIn("a panel per space (`preset`, `mirage`, `open`)", report)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "report", "figures", "speedup_per_program.png"))
+                        or "figure speedup_per_program skipped" in done.stderr)
+
+
+def made_result(results_module, **changes):
+    """A Result made from the sample template: run keys, stats keys and config keys as given."""
+    with open(TEMPLATE, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["run"].update(changes.get("run", {}))
+    doc["stats"].update(changes.get("stats", {}))
+    doc["config"].update(changes.get("config", {}))
+    if "program" in changes:
+        doc["program"]["name"] = changes["program"]
+    if "mugraphs" in changes:
+        doc["mugraphs"] = changes["mugraphs"]
+    return results_module.Result(f"{changes.get('program', 'p')}.json", doc)
+
+
+@unittest.skipUnless(HAVE_MATPLOTLIB, f"{sys.executable} has no matplotlib; run under /usr/bin/python3")
+class ConclusionsTest(unittest.TestCase):
+    """plots/conclusions.py and the pieces the new figures rest on, on made-up results."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        import conclusions
+        import fig_anytime
+        import results
+        self.conclusions, self.anytime, self.results = conclusions, fig_anytime, results
+
+    def run_of(self, program, strategy, threads, wall, ranks=1, states=1000, config=None, partial=False, z3=0):
+        return made_result(self.results, program=program, config=config or {},
+                           run={"strategy": strategy, "threads": threads, "ranks": ranks, "space": "mirage",
+                                "partial": partial},
+                           stats={"wall_s": wall, "states_expanded": states,
+                                  "expr": {"z3_calls": z3, "queries": z3, "cache_hits": 0, "structural": 0}})
+
+    def test_the_best_so_far_steps_down_only(self):
+        steps = self.anytime.best_so_far([(0.1, 5.0), (0.2, 7.0), (0.3, 3.0), (0.4, 3.0), (0.5, 2.5)])
+        self.assertEqual(steps, [(0.1, 5.0), (0.3, 3.0), (0.5, 2.5)])
+
+    def test_variants_are_named_from_the_config(self):
+        names = {(c, s): self.run_of("p", "bfs", 1, 1.0, config={"expr_cache": c, "oracle_structural": s}).variant
+                 for c in (0, 1) for s in (0, 1)}
+        self.assertEqual(names, {(1, 1): "", (0, 1): "no-cache", (1, 0): "no-structural", (0, 0): "z3-only"})
+
+    def test_paragraphs_carry_the_numbers_of_the_runs(self):
+        runs = [self.run_of("a", "dfs", 1, 4.0), self.run_of("a", "bfs", 1, 5.0), self.run_of("a", "bfs", 2, 1.0),
+                self.run_of("a", "dfs-omp", 2, 2.0), self.run_of("a", "dfs-mpi", 1, 4.0),
+                self.run_of("a", "dfs-mpi", 1, 2.5, ranks=2),
+                # z3 answering: 100 calls in 10 s at 1 thread, 150 in 10 s at 2; plain runs make no call
+                self.run_of("a", "bfs", 1, 10.0, states=50, config={"oracle_structural": 0}, partial=True, z3=100),
+                self.run_of("a", "bfs", 2, 10.0, states=60, config={"oracle_structural": 0}, partial=True, z3=150)]
+        text = "\n".join(self.conclusions.conclusions(runs))
+        self.assertIn("bfs 4.00× at 2 workers (200 % efficiency, 1 programs)", text)
+        self.assertIn("bfs runs at 2.00× dfs-omp's speed", text)
+        self.assertIn("bfs wins on a (2.00×)", text)
+        self.assertIn("At 1 thread bfs runs at 0.80× dfs's speed", text)
+        self.assertIn("`no-structural` (1 program × strategy pairs, 1 → 2 threads): states/s ×1.20, z3 calls/s "
+                      "×1.50; every stage on gives ×167 its states/s", text)
+        self.assertIn("made 0 z3 calls in all", text)
+        self.assertIn("dfs-mpi 1.60× over 1 programs", text)
+        self.assertNotIn("variant", text)  # the plain comparisons leave the variant runs out
 
 
 class SpacesSectionTest(unittest.TestCase):
@@ -228,7 +296,10 @@ class SpacesSectionTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.out)
 
     def test_absent_without_spaces(self):
-        self.assertEqual(self.section(self.results.load(SAMPLE)), [])
+        runs = self.results.load(SAMPLE)
+        for r in runs:  # as results from before spaces were
+            r.doc["run"].pop("space", None)
+        self.assertEqual(self.section(runs), [])
 
     def test_several_settings_and_repetitions(self):
         spaced = self.results.load(spaced_results(os.path.join(self.out, "r")))
