@@ -5,17 +5,10 @@ The questions: speedup and efficiency against workers; bfs against dfs-omp (wher
 where it loses, and why); load balance; z3 contention and the cache; MPI ranks; anytime results; the
 frontier. A question without the runs it needs is left out.
 """
-import math
-
 from draw import NoData
-from fig_oracle import rate
+from fig_oracle import rank_speedups, z3_per_1000_states
 from fig_scaling import speedups
-from results import group, main_runs, main_setting, main_space, mean, plain, stat, where
-
-
-def geomean(values):
-    values = [v for v in values if v > 0 and math.isfinite(v)]
-    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
+from results import geomean, group, main_runs, main_setting, main_space, mean, plain, rate, stat, where
 
 
 def _complete(runs):
@@ -151,21 +144,16 @@ def oracle_paragraph(results):
 
 
 def ranks_paragraph(results):
-    one_thread = where(main_runs(results), threads=1)
-    pairs = {}
-    for (program, strategy), rs in group(_complete(one_thread), "program", "strategy").items():
-        walls = {n: mean(r.wall_s for r in g) for (n,), g in group(rs, "ranks").items()}
-        if 1 in walls and 2 in walls and walls[2] > 0:
-            pairs.setdefault(strategy, []).append(walls[1] / walls[2])
+    pairs = rank_speedups(where(main_runs(results), threads=1))
     if not pairs:
         return None
     text = ("**MPI ranks.** Wall time at 1 rank over 2 ranks, 1 thread each (geometric mean): " +
-            "; ".join(f"{s} {geomean(v):.2f}× over {len(v)} programs" for s, v in sorted(pairs.items())) + ".")
+            "; ".join(f"{s} {geomean(v.values()):.2f}× over {len(v)} programs" for s, v in sorted(pairs.items()))
+            + ".")
     z3 = {}
     for (program, strategy, variant), rs in group([r for r in where(results, threads=1) if r.variant], "program",
                                                   "strategy", "variant").items():
-        per = {n: 1000 * sum(stat(r, "expr.z3_calls") for r in g) / max(1, sum(r.states for r in g))
-               for (n,), g in group(rs, "ranks").items()}
+        per = {n: z3_per_1000_states(g) for (n,), g in group(rs, "ranks").items()}
         if len(per) > 1:
             z3[program, f"{strategy} ({variant})"] = per
     if z3:

@@ -11,16 +11,14 @@ import math
 from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
 from draw import NoData, bars, panels
-from results import VARIANTS, group, main_runs, stat, where
+from results import VARIANTS, group, main_runs, rate, stat, where
 
 VARIANT_ORDER = [VARIANTS[k] for k in ((True, True), (False, True), (True, False), (False, False))]
 STYLE = {"bfs": "-", "dfs-omp": "--", "dfs-static": ":", "dfs": "-.", "dfs-mpi": ":"}
 
 
-def rate(runs, numerator):
-    """numerator(run) summed over the runs, per second of their wall time."""
-    wall = sum(r.wall_s for r in runs)
-    return sum(numerator(r) for r in runs) / wall if wall > 0 else float("nan")
+def z3_per_1000_states(runs):
+    return 1000 * sum(stat(r, "expr.z3_calls") for r in runs) / max(1, sum(r.states for r in runs))
 
 
 def _variant_name(variant):
@@ -75,7 +73,7 @@ def ranks(results):
     """Left: each program's speedup of 2 ranks over 1, per strategy, plain runs at 1 thread. Right: with
     z3 answering (a variant), z3 calls per thousand states and states per second against ranks."""
     one_thread = where(results, threads=1)
-    plain_pairs = _rank_speedups(where(main_runs(results), threads=1))
+    plain_pairs = rank_speedups(where(main_runs(results), threads=1))
     z3_runs = [r for r in one_thread if r.variant and stat(r, "expr.z3_calls") > 0
                and len({x.ranks for x in where(one_thread, program=r.program, strategy=r.strategy,
                                                variant=r.variant)}) > 1]
@@ -98,8 +96,7 @@ def ranks(results):
         keys = group(z3_runs, "program", "strategy", "variant")
         labels = [f"{p}\n{s}, {v}" for p, s, v in keys]
         counts = sorted({r.ranks for r in z3_runs})
-        for ax, what, per in ((axes[0], "z3 calls per 1000 states",
-                               lambda rs: 1000 * sum(stat(r, "expr.z3_calls") for r in rs) / max(1, sum(r.states for r in rs))),
+        for ax, what, per in ((axes[0], "z3 calls per 1000 states", z3_per_1000_states),
                               (axes[1], "states expanded per second", lambda rs: rate(rs, lambda r: r.states))):
             series = {f"{n} rank{'s' if n > 1 else ''}": [per(where(rs, ranks=n)) if where(rs, ranks=n) else 0
                                                          for rs in keys.values()] for n in counts}
@@ -109,7 +106,7 @@ def ranks(results):
     return fig
 
 
-def _rank_speedups(runs):
+def rank_speedups(runs):
     """{strategy: {program: wall at 1 rank / wall at 2 ranks}} over complete runs with both."""
     out = {}
     for (program, strategy), rs in group([r for r in runs if not r.partial], "program", "strategy").items():

@@ -7,14 +7,13 @@ equals the ratio of wall times; it stays meaningful for runs stopped by a time l
 import math
 
 from draw import NoData, bars, log2_axes, panels, setting_label
-from results import group, where
+from results import geomean, group, rate, where
 
 BASELINE = ("dfs", 1)
 
 
 def throughput(runs):
-    wall = sum(r.wall_s for r in runs)
-    return sum(r.states for r in runs) / wall if wall > 0 else float("nan")
+    return rate(runs, lambda r: r.states)
 
 
 def speedups(results, backend, field):
@@ -67,7 +66,7 @@ def _geomean_lines(per_program):
             used.add(program)
             for workers, s in points.items():
                 collected.setdefault(key, {}).setdefault(workers, []).append(s)
-    return ({key: {w: math.exp(sum(map(math.log, v)) / len(v)) for w, v in points.items()}
+    return ({key: {w: geomean(v) for w, v in points.items()}
              for key, points in collected.items()}, used)
 
 

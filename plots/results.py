@@ -5,6 +5,7 @@ cells/ folder is read; index.json and logs are not needed).
 """
 import gzip
 import json
+import math
 import os
 import statistics
 import sys
@@ -182,6 +183,18 @@ def _sortable(value):
 def mean(values):
     values = list(values)
     return statistics.fmean(values) if values else float("nan")
+
+
+def geomean(values):
+    """The geometric mean of the positive, finite values; NaN without any."""
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
+
+
+def rate(runs, numerator):
+    """numerator(run) summed over the runs, per second of their wall time."""
+    wall = sum(r.wall_s for r in runs)
+    return sum(numerator(r) for r in runs) / wall if wall > 0 else float("nan")
 
 
 def where(results, **wanted):
