@@ -221,15 +221,36 @@ TEST(Bfs, AResumedRunEndsWithTheSameResults) {
   EXPECT_THROW(run_search(p.graph, cfg, o), InputError);
 }
 
-// The time limit is obeyed inside a batch: a level here is one batch, and the late levels, whose states
-// complete μGraphs to fingerprint, take most of the run. A batch cut short counts the states it visited
-// and keeps none of its children; the checkpoint holds it whole as pending, so the resumed run ends
-// with the whole run's μGraphs and states. Where the limit falls depends on timing: the limits step
-// through the run's second half until one falls inside a batch (each resume is checked either way).
-// Also with the completions fingerprinted by the batch (the feed's thread, as with a GPU).
-class BfsTimeLimit : public testing::TestWithParam<int> {};
+// Raises `stop` `delay_ms` after the checkpoint in `dir` says that `level` began (the checkpoint is
+// written just before a level's first batch), so that the cut falls inside that level whatever the
+// machine's load: a slower run stretches the level too. The time limit raises the same flag.
+class StopInLevel {
+ public:
+  StopInLevel(const std::string& dir, int level, int delay_ms) : thread_([this, dir, level, delay_ms] {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (test::checkpoint_level(dir) < level && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    stop = true;
+  }) {}
+  ~StopInLevel() { thread_.join(); }
+  std::atomic<bool> stop{false};
 
-TEST_P(BfsTimeLimit, CutsABatchShortAndTheResumeRedoesIt) {
+ private:
+  std::thread thread_;
+};
+
+// A stop obeyed inside a batch: a level here is one batch, and a batch cut short counts the states it
+// visited and keeps none of its children; the checkpoint holds it whole as pending, so the resumed run
+// ends with the whole run's μGraphs and states. Also with the completions fingerprinted by the batch
+// (the feed's thread, as with a GPU), where a cut during the fingerprints leaves the completing states
+// uncounted. The levels that verify μGraphs last some tens of milliseconds (most of the run is the
+// checkpoints between levels, so limits swept through the run's length missed them on a loaded
+// machine): the stop is timed from the start of such a level, the longest first, until one cut falls
+// inside it. Every cut run is resumed and checked, wherever the cut fell.
+class BfsStopInside : public testing::TestWithParam<int> {};
+
+TEST_P(BfsStopInside, CutsABatchShortAndTheResumeRedoesIt) {
   const Program p = load_program("gated_mlp_small");
   SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 1048576})"));
   cfg.bfs_batch_verify = GetParam();
@@ -238,34 +259,37 @@ TEST_P(BfsTimeLimit, CutsABatchShortAndTheResumeRedoesIt) {
   checkpoint_into(o, stores);
   const SearchResult whole = run_search(p.graph, cfg, o);
   ASSERT_FALSE(whole.partial);
-  // Timed with its checkpoints, as the cut runs, twice: on a loaded machine (ctest -j2) one whole run
-  // took 1.3-1.8 s where the cut ones ended in 0.5 s, so that limits at 60% or more cut none. The
-  // limits sweep the run: one that falls between levels (a checkpoint being written) is not inside.
-  checkpoint_into(o, stores);
-  const double whole_s = std::min(whole.wall_s, run_search(p.graph, cfg, o).wall_s);
+  std::vector<LevelStats> verifying;
+  for (const LevelStats& level : whole.levels)
+    if (level.verified > 0) verifying.push_back(level);
+  ASSERT_FALSE(verifying.empty());
+  std::sort(verifying.begin(), verifying.end(), [](auto& a, auto& b) { return a.wall_s > b.wall_s; });
   bool inside = false;
-  for (double at : {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}) {
-    SCOPED_TRACE(at);
-    const std::string dir = checkpoint_into(o, stores);
-    o.time_limit_s = at * whole_s;
-    const SearchResult cut = run_search(p.graph, cfg, o);
-    if (!cut.partial) continue;
-    size_t last = 0;  // the deepest level the cut run expanded states of
-    for (size_t d = 0; d < cut.levels.size(); ++d)
-      if (cut.levels[d].frontier > 0) last = d;
-    ASSERT_LT(last, whole.levels.size());
-    if (cut.levels[last].frontier < whole.levels[last].frontier) {
-      inside = true;
-      EXPECT_EQ(cut.levels[last].survivors, 0u);
-      EXPECT_EQ(test::checkpoint_level(dir), static_cast<int>(last));
+  for (const LevelStats& level : verifying) {
+    for (int delay_ms : {1, static_cast<int>(level.wall_s * 1000 / 3)}) {
+      SCOPED_TRACE(testing::Message() << "level " << level.level << ", " << delay_ms << " ms in");
+      const std::string dir = checkpoint_into(o, stores);
+      SearchResult cut;
+      {
+        StopInLevel stopper(dir, level.level, delay_ms);
+        o.stop = &stopper.stop;
+        cut = run_search(p.graph, cfg, o);
+      }
+      o.stop = nullptr;
+      const size_t at = cut.levels.size() - 1;  // the level the stop fell in (its stats begin with it)
+      if (cut.partial && at == static_cast<size_t>(level.level) && cut.levels[at].frontier < level.frontier) {
+        inside = true;
+        EXPECT_EQ(cut.levels[at].survivors, 0u);
+        EXPECT_EQ(test::checkpoint_level(dir), level.level);
+      }
+      expect_resumed_as_whole(p, cfg, o, whole);
+      if (inside) return;
     }
-    expect_resumed_as_whole(p, cfg, o, whole);
-    if (inside) break;
   }
-  EXPECT_TRUE(inside) << "no limit fell inside a batch";
+  ADD_FAILURE() << "no stop fell inside a level";
 }
 
-INSTANTIATE_TEST_SUITE_P(BatchVerify, BfsTimeLimit, testing::Values(0, 1));
+INSTANTIATE_TEST_SUITE_P(BatchVerify, BfsStopInside, testing::Values(0, 1));
 
 // Levels of many batches with fed completions: a run stopped inside such a level leaves states carried
 // to the next batch unfinished, and the checkpoint holds them as pending, uncounted. Most batches of
@@ -286,17 +310,12 @@ TEST(Bfs, AResumeFinishesTheStatesCarriedToTheNextBatch) {
   for (int delay_ms : {10, 50}) {
     SCOPED_TRACE(delay_ms);
     const std::string dir = checkpoint_into(o, stores);
-    std::atomic<bool> stop{false};
-    o.stop = &stop;
-    std::thread stopper([&] {
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-      while (test::checkpoint_level(dir) < kLevel && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-      stop = true;
-    });
-    const SearchResult cut = run_search(p.graph, cfg, o);
-    stopper.join();
+    SearchResult cut;
+    {
+      StopInLevel stopper(dir, kLevel, delay_ms);
+      o.stop = &stopper.stop;
+      cut = run_search(p.graph, cfg, o);
+    }
     o.stop = nullptr;
     ASSERT_TRUE(cut.partial);
     EXPECT_GE(test::checkpoint_level(dir), kLevel);
