@@ -82,20 +82,21 @@ TEST(BfsCli, ACheckpointWithDamagedStatesIsRefused) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: make the space bigger";
   const std::string path = dir + "/ck/checkpoint.ugs";
   std::string bytes = read_file(path);
-  const size_t magic = 8;  // "UGSCKPT3"
+  const size_t magic = 8;  // "UGSCKPT4"; the header and its length come last
   uint64_t header_len = 0;
-  std::memcpy(&header_len, bytes.data() + magic, sizeof header_len);
-  size_t pos = magic + sizeof header_len;
-  const json header = json::parse(bytes.substr(pos, header_len));
-  pos += header_len;
+  std::memcpy(&header_len, bytes.data() + bytes.size() - sizeof header_len, sizeof header_len);
+  const json header = json::parse(bytes.substr(bytes.size() - sizeof header_len - header_len, header_len));
+  size_t pos = magic;
   bool damaged = false;
   for (const json& layer : header.at("layers")) {
-    const size_t count = layer.at(0), n = layer.at(1);
-    if (count > 0 && !damaged) {
-      std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(pos), std::min<size_t>(n, 24), '\xFF');
-      damaged = true;
+    for (const json& chunk : layer) {
+      const size_t count = chunk.at(0), n = chunk.at(1);
+      if (!damaged) {
+        std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(pos), std::min<size_t>(n, 24), '\xFF');
+        damaged = true;
+      }
+      pos += n + count * sizeof(uint64_t);
     }
-    pos += n + count * sizeof(uint64_t);
   }
   ASSERT_TRUE(damaged);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;

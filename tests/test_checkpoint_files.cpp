@@ -19,7 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kPrefix = 8 + sizeof(uint64_t);  // the magic line, then the header's length
+constexpr size_t kMagic = 8;  // the magic line; the header and its length come last
 
 // A checkpoint with one pending layer (two states' bytes, opaque to the reader, and their keys) and
 // one function-dedup key.
@@ -38,26 +38,29 @@ Checkpoint small_checkpoint() {
 
 struct File {
   json header;
-  std::string body;  // the raw bytes after the header
+  std::string body;  // the raw bytes between the magic line and the header
 };
 
 File split(const std::string& bytes) {
   uint64_t len = 0;
-  std::memcpy(&len, bytes.data() + 8, sizeof len);
-  return {json::parse(bytes.substr(kPrefix, len)), bytes.substr(kPrefix + len)};
+  std::memcpy(&len, bytes.data() + bytes.size() - sizeof len, sizeof len);
+  const size_t end = bytes.size() - sizeof len - len;
+  return {json::parse(bytes.substr(end, len)), bytes.substr(kMagic, end - kMagic)};
 }
 
 std::string join(const std::string& magic, const File& f) {
   const std::string header = f.header.dump();
   const uint64_t len = header.size();
-  return magic + std::string(reinterpret_cast<const char*>(&len), sizeof len) + header + f.body;
+  return magic + f.body + header + std::string(reinterpret_cast<const char*>(&len), sizeof len);
 }
 
 class CheckpointFile : public testing::Test {
  protected:
   void SetUp() override {
     path_ = test::temp_dir() + "/checkpoint.ugs";
-    write_checkpoint_file(path_, small_checkpoint());
+    const Checkpoint c = small_checkpoint();
+    LayersSource states(c.layers);
+    write_checkpoint_file(path_, c, states);
     bytes_ = read_file(path_);
     magic_ = bytes_.substr(0, 8);
     file_ = split(bytes_);
@@ -93,8 +96,31 @@ TEST_F(CheckpointFile, ReadsBackWhatWasWritten) {
   EXPECT_EQ(c.levels[0].wall_s, 0.5);
 }
 
+// The search writes a layer in chunks, as its threads encode them; it reads back as one layer.
+TEST(CheckpointChunks, ALayerWrittenInChunksReadsBackWhole) {
+  struct TwoChunks final : CheckpointSource {
+    size_t depths() const override { return 1; }
+    void layer(size_t, const Chunk& chunk) override {
+      const uint8_t first[] = {1, 2, 3}, second[] = {4, 5};
+      const uint64_t first_keys[] = {11}, second_keys[] = {12, 13};
+      chunk(1, first, first_keys);
+      chunk(0, {}, {});
+      chunk(2, second, second_keys);
+    }
+  } states;
+  const std::string path = test::temp_dir() + "/checkpoint.ugs";
+  Checkpoint c = small_checkpoint();
+  write_checkpoint_file(path, c, states);
+  c = read_checkpoint_file(path, GraphRules{});
+  ASSERT_EQ(c.layers.size(), 1u);
+  EXPECT_EQ(c.layers[0].count, 3u);
+  EXPECT_EQ(c.layers[0].keys, (std::vector<uint64_t>{11, 12, 13}));
+  EXPECT_EQ(std::string(c.layers[0].states.begin(), c.layers[0].states.end()), "\1\2\3\4\5");
+  ASSERT_EQ(c.seen.size(), 1u);
+}
+
 TEST_F(CheckpointFile, TruncatedFilesAreDamaged) {
-  for (size_t size : {size_t{0}, size_t{7}, kPrefix, kPrefix + 10, bytes_.size() - 1}) {
+  for (size_t size : {size_t{0}, size_t{7}, kMagic, kMagic + 8, kMagic + 18, bytes_.size() - 1}) {
     write_file_atomic(path_, bytes_.substr(0, size));
     EXPECT_THROW(read_checkpoint_file(path_, GraphRules{}), InputError) << size;
   }
@@ -104,7 +130,7 @@ TEST_F(CheckpointFile, TruncatedFilesAreDamaged) {
 // keys' vector was then sized 2^61 (std::length_error, not an InputError).
 TEST_F(CheckpointFile, AKeyCountWhoseSizeWrapsAroundIsDamaged) {
   File f = file_;
-  f.header["layers"] = json::array({json::array({uint64_t{1} << 61, 0})});
+  f.header["layers"] = json::array({json::array({json::array({uint64_t{1} << 61, 0})})});
   f.body.clear();  // and nothing after the header but the dedup keys
   f.header["seen"] = 0;
   expect_damaged(f, "truncated layers");
@@ -127,8 +153,8 @@ TEST_F(CheckpointFile, NumbersOfTheWrongKindAreDamaged) {
       {json::json_pointer("/current"), -1},
       {json::json_pointer("/chunks"), 1.5},
       {json::json_pointer("/seen"), -1},
-      {json::json_pointer("/layers/1/0"), 1e300},
-      {json::json_pointer("/layers/1/1"), -5},
+      {json::json_pointer("/layers/1/0/0"), 1e300},
+      {json::json_pointer("/layers/1/0/1"), -5},
       {json::json_pointer("/levels/0/0"), 1e300},
       {json::json_pointer("/counters/states"), -1e300},
       {json::json_pointer("/expr/queries"), "many"},

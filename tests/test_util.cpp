@@ -61,11 +61,11 @@ int spawn_ugsearch(const std::vector<std::string>& args, const std::string& dir)
 int checkpoint_level(const std::string& dir) {
   const std::string path = dir + "/checkpoint.ugs";
   if (!std::filesystem::exists(path)) return -1;
-  std::ifstream in(path, std::ios::binary);  // the header only: 8 bytes of magic, its JSON's length, its JSON
-  char magic[8];
+  std::ifstream in(path, std::ios::binary);  // the header only: the file ends with its JSON and its length
   uint64_t len = 0;
-  in.read(magic, sizeof magic);
+  in.seekg(-static_cast<std::streamoff>(sizeof len), std::ios::end);
   in.read(reinterpret_cast<char*>(&len), sizeof len);
+  in.seekg(-static_cast<std::streamoff>(sizeof len + len), std::ios::end);
   std::string header(len, '\0');
   in.read(header.data(), static_cast<std::streamsize>(len));
   return nlohmann::json::parse(header)["current"].get<int>();

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kMagic[] = "UGSCKPT3";  // 3: each state's key follows its layer
+constexpr char kMagic[] = "UGSCKPT4";  // 4: layers in chunks, the header last
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
 
 // A header field of the wrong kind: nlohmann's get() converts any number to any arithmetic type, so
@@ -104,13 +104,13 @@ expr::OracleStats expr_from(const json& doc) {
   return stats;
 }
 
-json header_json(const Checkpoint& checkpoint) {
-  json levels = json::array(), found = json::array(), workers = json::array(), layers = json::array();
+// `layers`: per layer, its chunks as [states, bytes], as they were written.
+json header_json(const Checkpoint& checkpoint, json layers) {
+  json levels = json::array(), found = json::array(), workers = json::array();
   for (const LevelStats& l : checkpoint.levels)
     levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s});
   for (const KernelGraph& g : checkpoint.found) found.push_back(to_json(g));
   for (const Counters& w : checkpoint.workers) workers.push_back(counters_json(w));
-  for (const CheckpointLayer& l : checkpoint.layers) layers.push_back({l.count, l.states.size()});
   return {{"run_key", checkpoint.run_key},
           {"current", checkpoint.current},
           {"counters", counters_json(checkpoint.counters)},
@@ -122,11 +122,9 @@ json header_json(const Checkpoint& checkpoint) {
           {"peak_frontier_mib", checkpoint.peak_frontier_mib},
           {"chunks", checkpoint.chunks},
           {"complete", checkpoint.complete},
-          {"layers", layers},
+          {"layers", std::move(layers)},
           {"seen", checkpoint.seen.size()}};
 }
-
-void append_raw(std::string& out, const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
 
 std::string single_path(const std::string& dir) { return dir + "/checkpoint.ugs"; }
 std::string manifest_path(const std::string& dir) { return dir + "/manifest.json"; }
@@ -136,8 +134,9 @@ std::string rank_path(const std::string& dir, int rank, uint64_t generation) {
 
 }  // namespace
 
-void DirectoryCheckpoints::write(const Checkpoint& checkpoint, int rank, int ranks, uint64_t generation) {
-  write_checkpoint_file(ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation), checkpoint);
+void DirectoryCheckpoints::write(const Checkpoint& checkpoint, CheckpointSource& states, int rank, int ranks,
+                                 uint64_t generation) {
+  write_checkpoint_file(ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation), checkpoint, states);
 }
 
 void DirectoryCheckpoints::commit(int ranks, uint64_t generation) {
@@ -178,18 +177,26 @@ Checkpoint DirectoryCheckpoints::read(int rank, int ranks, const std::string& ru
   return checkpoint;
 }
 
-void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint) {
-  const std::string header = header_json(checkpoint).dump();
-  std::string out(kMagic, kMagicLen);
-  const uint64_t len = header.size();
-  append_raw(out, &len, sizeof len);
-  out += header;
-  for (size_t d = 0; d < checkpoint.layers.size(); ++d) {
-    append_raw(out, checkpoint.layers[d].states.data(), checkpoint.layers[d].states.size());
-    append_raw(out, checkpoint.layers[d].keys.data(), checkpoint.layers[d].keys.size() * sizeof(uint64_t));
+void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint, CheckpointSource& states) {
+  AtomicFileWriter file(path);
+  file.write(kMagic, kMagicLen);
+  json layers = json::array();
+  for (size_t d = 0; d < states.depths(); ++d) {
+    json chunks = json::array();
+    states.layer(d, [&](uint64_t count, std::span<const uint8_t> encoded, std::span<const uint64_t> keys) {
+      if (count == 0) return;
+      file.write(encoded.data(), encoded.size());
+      file.write(keys.data(), keys.size_bytes());
+      chunks.push_back({count, encoded.size()});
+    });
+    layers.push_back(std::move(chunks));
   }
-  append_raw(out, checkpoint.seen.data(), checkpoint.seen.size() * sizeof(checkpoint.seen[0]));
-  write_file_atomic(path, out);
+  file.write(checkpoint.seen.data(), checkpoint.seen.size() * sizeof(checkpoint.seen[0]));
+  const std::string header = header_json(checkpoint, std::move(layers)).dump();
+  const uint64_t len = header.size();
+  file.write(header.data(), header.size());
+  file.write(&len, sizeof len);
+  file.commit();
 }
 
 Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules) {
@@ -200,12 +207,12 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
   uint64_t len = 0;
   if (bytes.size() < kMagicLen + sizeof len || bytes.compare(0, kMagicLen, kMagic) != 0)
     throw damaged("wrong magic or version");
-  std::memcpy(&len, bytes.data() + kMagicLen, sizeof len);
-  size_t pos = kMagicLen + sizeof len;
-  if (len > bytes.size() - pos) throw damaged("truncated header");
-  const json header = json::parse(bytes.substr(pos, len), nullptr, false);
+  std::memcpy(&len, bytes.data() + bytes.size() - sizeof len, sizeof len);
+  if (len > bytes.size() - kMagicLen - sizeof len) throw damaged("truncated header");
+  const size_t end = bytes.size() - sizeof len - len;  // where the raw bytes end and the header begins
+  const json header = json::parse(bytes.substr(end, len), nullptr, false);
   if (header.is_discarded()) throw damaged("header is not JSON");
-  pos += len;
+  size_t pos = kMagicLen;
   Checkpoint checkpoint;
   try {
     checkpoint.run_key = header.at("run_key");
@@ -223,22 +230,23 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
     checkpoint.peak_frontier_mib = field<double>(header.at("peak_frontier_mib"));
     checkpoint.chunks = field<uint64_t>(header.at("chunks"));
     checkpoint.complete = field<bool>(header.at("complete"));
-    for (const json& entry : header.at("layers")) {
-      const size_t count = field<size_t>(entry.at(0)), n = field<size_t>(entry.at(1));
-      // Divided, not multiplied: count * 8 wraps around for a count of 2^61 and more.
-      if (n > bytes.size() - pos || count > (bytes.size() - pos - n) / sizeof(uint64_t))
-        throw damaged("truncated layers");
+    for (const json& chunks : header.at("layers")) {
       CheckpointLayer& layer = checkpoint.layers.emplace_back();
-      layer.states.assign(bytes.begin() + static_cast<std::ptrdiff_t>(pos), bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
-      layer.count = count;
-      pos += n;
-      std::vector<uint64_t>& keys = layer.keys;
-      keys.resize(count);
-      if (count) std::memcpy(keys.data(), bytes.data() + pos, count * sizeof(uint64_t));
-      pos += count * sizeof(uint64_t);
+      for (const json& chunk : chunks) {
+        const size_t count = field<size_t>(chunk.at(0)), n = field<size_t>(chunk.at(1));
+        // Divided, not multiplied: count * 8 wraps around for a count of 2^61 and more.
+        if (n > end - pos || count > (end - pos - n) / sizeof(uint64_t)) throw damaged("truncated layers");
+        layer.states.insert(layer.states.end(), bytes.begin() + static_cast<std::ptrdiff_t>(pos),
+                            bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
+        pos += n;
+        layer.keys.resize(layer.count + count);
+        if (count) std::memcpy(layer.keys.data() + layer.count, bytes.data() + pos, count * sizeof(uint64_t));
+        layer.count += count;
+        pos += count * sizeof(uint64_t);
+      }
     }
     const size_t seen = field<size_t>(header.at("seen"));
-    const size_t rest = bytes.size() - pos;  // as above, divided: seen * 16 wraps around
+    const size_t rest = end - pos;  // as above, divided: seen * 16 wraps around
     if (rest % sizeof(checkpoint.seen[0]) != 0 || seen != rest / sizeof(checkpoint.seen[0]))
       throw damaged("truncated dedup keys");
     checkpoint.seen.resize(seen);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "ugs/util/error.h"
 
@@ -21,16 +22,43 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw InputError(path + ": cannot write file (" + std::strerror(errno) + "); check the directory exists");
-  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() && std::fflush(f) == 0 &&
-                  ::fsync(fileno(f)) == 0;
-  const bool closed = std::fclose(f) == 0;
-  if (!ok || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(path + ": cannot write file (" + std::strerror(errno) + ")");
+  AtomicFileWriter file(path);
+  file.write(content.data(), content.size());
+  file.commit();
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+  file_ = std::fopen(tmp_.c_str(), "wb");
+  if (!file_) throw InputError(path_ + ": cannot write file (" + std::strerror(errno) + "); check the directory exists");
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (!file_) return;
+  std::fclose(file_);
+  std::remove(tmp_.c_str());
+}
+
+void AtomicFileWriter::write(const void* data, size_t bytes) {
+  if (bytes > 0 && std::fwrite(data, 1, bytes, file_) != bytes) fail();
+}
+
+void AtomicFileWriter::commit() {
+  const bool ok = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!ok || !closed || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    std::remove(tmp_.c_str());
+    throw InputError(path_ + ": cannot write file (" + std::strerror(errno) + ")");
   }
+}
+
+void AtomicFileWriter::fail() {
+  const std::string why = std::strerror(errno);
+  std::fclose(file_);
+  file_ = nullptr;
+  std::remove(tmp_.c_str());
+  throw InputError(path_ + ": cannot write file (" + why + ")");
 }
 
 }  // namespace ugs

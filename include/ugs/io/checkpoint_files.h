@@ -5,9 +5,10 @@
 // rank has written the next one. Every file is written atomically (temp file and rename), so a run
 // killed at any moment leaves the last committed checkpoint whole.
 //
-// A file: the magic line, the length of a JSON header (what was searched, statistics, μGraphs
-// found), the header, then each layer's encoded states and their keys, and the function dedup's
-// keys, as raw bytes.
+// A file: the magic line; each layer's pending states as chunks (a chunk's encoded states, then
+// their keys); the function dedup's keys; then a JSON header (what was searched, statistics, μGraphs
+// found, each layer's chunks as [states, bytes]) and its length. The header comes last because the
+// chunks are written as the search encodes them, before their sizes are known.
 #include <string>
 
 #include "ugs/search/bfs/checkpoint.h"
@@ -17,7 +18,7 @@ namespace ugs {
 class DirectoryCheckpoints final : public CheckpointStore {
  public:
   explicit DirectoryCheckpoints(std::string dir) : dir_(std::move(dir)) {}
-  void write(const Checkpoint& checkpoint, int rank, int ranks, uint64_t generation) override;
+  void write(const Checkpoint& checkpoint, CheckpointSource& states, int rank, int ranks, uint64_t generation) override;
   void commit(int ranks, uint64_t generation) override;
   Checkpoint read(int rank, int ranks, const std::string& run_key, const GraphRules& rules,
                   uint64_t* generation) const override;
@@ -28,7 +29,7 @@ class DirectoryCheckpoints final : public CheckpointStore {
 
 // One checkpoint file. Throws InputError naming the path when it cannot be written, or read back
 // whole and of this version.
-void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint);
+void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint, CheckpointSource& states);
 Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules);
 
 }  // namespace ugs

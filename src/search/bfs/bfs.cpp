@@ -26,6 +26,60 @@ namespace ugs::search_detail {
 
 namespace {
 
+// The pending states of every level (and the states carried to the next batch, not yet finished), as a
+// checkpoint's source: a cursor walks to each, and each is encoded whole with its key, in rounds of
+// a fixed number of states per thread, so that the file is the same whatever the timing. The round's
+// buffers are kept from one checkpoint to the next: writing one holds a round in memory, and faults
+// no page in after the first.
+class PendingStates final : public CheckpointSource {
+ public:
+  PendingStates(const LevelStore& store, const Generator& gen, Team& team)
+      : store_(store), gen_(gen), team_(team), parts_(team.size()) {}
+  // For the next checkpoint: the depth being expanded, and the states carried into its next batch.
+  void prepare(int current, const std::vector<NodeId>& carried) {
+    current_ = current;
+    carried_ = &carried;
+  }
+  size_t depths() const override { return store_.depths(); }
+  void layer(size_t depth, const Chunk& chunk) override;
+
+ private:
+  static constexpr size_t kRound = size_t{1} << 15;  // states per thread
+  struct Part {
+    Cursor cursor;
+    Frontier states;
+    std::vector<uint64_t> keys;
+  };
+  const LevelStore& store_;
+  const Generator& gen_;
+  Team& team_;
+  std::vector<Part> parts_;  // per thread
+  std::vector<NodeId> ids_;
+  int current_ = 0;
+  const std::vector<NodeId>* carried_ = nullptr;
+};
+
+void PendingStates::layer(size_t depth, const Chunk& chunk) {
+  store_.level(static_cast<int>(depth)).pending_ids(ids_);
+  if (static_cast<int>(depth) == current_) ids_.insert(ids_.end(), carried_->begin(), carried_->end());
+  const size_t threads = parts_.size();
+  for (size_t from = 0; from < ids_.size(); from += kRound * threads) {
+    const size_t round = std::min(ids_.size() - from, kRound * threads);
+    team_.each_thread(nullptr, [&](int t) {
+      Part& part = parts_[t];
+      part.states.clear();
+      part.keys.clear();
+      for (size_t i = from + round * t / threads; i < from + round * (t + 1) / threads; ++i) {
+        part.cursor.move_to(store_.levels(), static_cast<int>(depth), ids_[i], gen_, store_.tree());
+        part.states.push(part.cursor.state());
+        part.keys.push_back(part.cursor.key());
+      }
+    });
+    for (const Part& part : parts_)
+      chunk(part.keys.size(), std::span(part.states.data().data(), part.states.data().size()), part.keys);
+  }
+}
+
 class Bfs {
  public:
   Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& options, std::string run_key,
@@ -56,7 +110,6 @@ class Bfs {
   bool expand(int depth, size_t states, bool drain);
   void keep_children(int depth);
   void save(bool complete);
-  std::vector<CheckpointLayer> materialize();  // the pending states, by depth
   uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
   uint64_t states_count() const;    // states visited so far, over the workers
 
@@ -82,7 +135,7 @@ class Bfs {
   std::vector<NodeId> carried_;  // the states carried into the next batch (or the running one)
   Committed before_batch_;
   bool cut_ = false;  // the last batch was cut short: the checkpoint holds before_batch_
-  std::vector<Cursor> checkpoint_cursors_;  // per thread, for materialize()
+  PendingStates pending_;  // what a checkpoint writes of the frontier
 };
 
 Comm* ranks_of(const RunOptions& options) { return options.comm && options.comm->size() > 1 ? options.comm : nullptr; }
@@ -107,7 +160,8 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
       completions_(engine, workers, collector, batched(cfg, engine),
                    batched(cfg, engine) && !ranks_of(options), stop_),
       expander_(engine, options.dedup, workers, collector, team_, completions_, stop_),
-      dedup_(options.dedup, engine, options.cost_gpu, team_, collector, stop_) {}
+      dedup_(options.dedup, engine, options.cost_gpu, team_, collector, stop_),
+      pending_(store_, engine.gen, team_) {}
 
 // The root is the tree's one base; its key is its encoding's, the same on every rank.
 void Bfs::start(const State& root) {
@@ -266,41 +320,6 @@ Bfs::Committed Bfs::committed() const {
   return c;
 }
 
-// The pending states of every level (and the states carried to the next batch, not yet finished),
-// encoded whole with their keys (a cursor walks to each), in level order: each thread takes a fixed
-// range, so the file is the same whatever the timing.
-std::vector<CheckpointLayer> Bfs::materialize() {
-  const int threads = team_.size();
-  checkpoint_cursors_.resize(threads);
-  std::vector<CheckpointLayer> out(store_.depths());
-  std::vector<NodeId> ids;
-  std::vector<Frontier> parts(threads);
-  std::vector<std::vector<uint64_t>> part_keys(threads);
-  for (size_t d = 0; d < store_.depths(); ++d) {
-    const int depth = static_cast<int>(d);
-    store_.level(depth).pending_ids(ids);
-    if (depth == schedule_.current()) ids.insert(ids.end(), carried_.begin(), carried_.end());
-    team_.each_thread(nullptr, [&](int t) {
-      parts[t].clear();
-      part_keys[t].clear();
-      Cursor& cursor = checkpoint_cursors_[t];
-      for (size_t i = ids.size() * t / threads; i < ids.size() * (t + 1) / threads; ++i) {
-        cursor.move_to(store_.levels(), depth, ids[i], engine_.gen, store_.tree());
-        parts[t].push(cursor.state());
-        part_keys[t].push_back(cursor.key());
-      }
-    });
-    Frontier layer;
-    for (int t = 0; t < threads; ++t) {
-      layer.take(parts[t]);
-      out[d].keys.insert(out[d].keys.end(), part_keys[t].begin(), part_keys[t].end());
-    }
-    out[d].count = layer.size();
-    out[d].states = layer.release();
-  }
-  return out;
-}
-
 void Bfs::save(bool complete) {
   if (!options_.checkpoints) return;
   store_.flush();
@@ -308,7 +327,6 @@ void Bfs::save(bool complete) {
   Checkpoint checkpoint;
   checkpoint.run_key = run_key_;
   checkpoint.current = schedule_.current();
-  checkpoint.layers = materialize();
   checkpoint.counters = done.collector;
   checkpoint.workers = done.workers;
   checkpoint.levels = done.levels;
@@ -323,7 +341,8 @@ void Bfs::save(bool complete) {
   checkpoint.peak_frontier_mib = result_.peak_frontier_mib;
   checkpoint.chunks = result_.chunks;
   checkpoint.complete = complete;
-  exchange_.store(*options_.checkpoints, checkpoint);
+  pending_.prepare(schedule_.current(), carried_);
+  exchange_.store(*options_.checkpoints, checkpoint, pending_);
 }
 
 }  // namespace

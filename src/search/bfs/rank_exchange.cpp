@@ -159,9 +159,9 @@ void RankExchange::route_in(const Batch& batch, LevelStore& store) {
   result_.levels[store.open_depth() - 1].bytes += ranks_->bytes_sent() - sent_before_;
 }
 
-void RankExchange::store(CheckpointStore& checkpoints, const Checkpoint& checkpoint) {
+void RankExchange::store(CheckpointStore& checkpoints, const Checkpoint& checkpoint, CheckpointSource& states) {
   ++generation_;
-  checkpoints.write(checkpoint, rank(), size(), generation_);
+  checkpoints.write(checkpoint, states, rank(), size(), generation_);
   if (ranks_) {
     uint64_t written = 1;
     ranks_->sum(std::span(&written, 1));

@@ -51,7 +51,7 @@ class RankExchange {
   void route_in(const Batch& batch, LevelStore& store);
 
   // Every rank writes its part of the checkpoint, then the generation is committed.
-  void store(CheckpointStore& checkpoints, const Checkpoint& checkpoint);
+  void store(CheckpointStore& checkpoints, const Checkpoint& checkpoint, CheckpointSource& states);
   Checkpoint load(const CheckpointStore& checkpoints, const std::string& run_key, const GraphRules& rules);
 
  private:

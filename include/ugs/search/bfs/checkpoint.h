@@ -1,9 +1,12 @@
 #pragma once
 // What a breadth-first search's checkpoint holds, and where checkpoints are kept. The engine fills a
-// Checkpoint after every level and hands it to a CheckpointStore; the store decides the files (io/,
-// include/ugs/io/checkpoint_files.h), so the search never writes a file itself. A checkpoint taken
-// inside a cut batch holds that batch as pending, so a resume does it again whole.
+// Checkpoint after every level and hands it to a CheckpointStore with the source of its pending
+// states; the store decides the files (io/, include/ugs/io/checkpoint_files.h), so the search never
+// writes a file itself. A checkpoint taken inside a cut batch holds that batch as pending, so a
+// resume does it again whole.
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,10 +27,38 @@ struct CheckpointLayer {
   std::vector<uint64_t> keys;
 };
 
+// A checkpoint's pending states as they are written: depth by depth, in chunks the store writes as
+// they come, so that writing one holds a chunk in memory rather than every pending state encoded.
+class CheckpointSource {
+ public:
+  virtual ~CheckpointSource() = default;
+  // `count` states encoded back to back, and their keys; valid during the call.
+  using Chunk = std::function<void(uint64_t count, std::span<const uint8_t> states, std::span<const uint64_t> keys)>;
+  virtual size_t depths() const = 0;
+  // Calls `chunk` for the pending states of `depth`, in order, a chunk at a time.
+  virtual void layer(size_t depth, const Chunk& chunk) = 0;
+};
+
+// A source over layers held whole (a checkpoint read back, tests): each layer one chunk.
+class LayersSource final : public CheckpointSource {
+ public:
+  explicit LayersSource(const std::vector<CheckpointLayer>& layers) : layers_(layers) {}
+  size_t depths() const override { return layers_.size(); }
+  void layer(size_t depth, const Chunk& chunk) override {
+    const CheckpointLayer& l = layers_[depth];
+    chunk(l.count, std::span(l.states.data(), l.states.size()), l.keys);
+  }
+
+ private:
+  const std::vector<CheckpointLayer>& layers_;
+};
+
+// Everything but the pending states when written (they come from a CheckpointSource); read back,
+// `layers` holds them.
 struct Checkpoint {
   std::string run_key;                 // what the run searches; a resume must match it
   int current = 0;                     // the depth being expanded
-  std::vector<CheckpointLayer> layers;  // pending states by depth
+  std::vector<CheckpointLayer> layers;  // read back: the pending states by depth
   Counters counters;                   // everything counted so far
   std::vector<Counters> workers;
   std::vector<LevelStats> levels;
@@ -44,8 +75,9 @@ struct Checkpoint {
 class CheckpointStore {
  public:
   virtual ~CheckpointStore() = default;
-  // Rank `rank` of `ranks` writes its part of generation `generation` (1, 2, ...), atomically.
-  virtual void write(const Checkpoint& c, int rank, int ranks, uint64_t generation) = 0;
+  // Rank `rank` of `ranks` writes its part of generation `generation` (1, 2, ...), atomically: `c`
+  // and the pending states `states` gives.
+  virtual void write(const Checkpoint& c, CheckpointSource& states, int rank, int ranks, uint64_t generation) = 0;
   // Once every rank has written `generation`, it becomes the one a resume reads (rank 0 calls this).
   virtual void commit(int ranks, uint64_t generation) = 0;
   // Rank `rank` of `ranks`: its part of the last committed generation, which goes to *generation.
