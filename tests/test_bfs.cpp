@@ -186,6 +186,7 @@ TEST(Bfs, AMemoryLimitChunksLevelsWithoutLosingAResult) {
 std::string checkpoint_into(RunOptions& o, std::deque<DirectoryCheckpoints>& stores) {
   const std::string dir = test::temp_dir();
   o.checkpoints = &stores.emplace_back(dir);
+  o.checkpoint_share = 1;  // every level: the tests stop runs at a level's checkpoint
   return dir;
 }
 
@@ -239,6 +240,30 @@ class StopInLevel {
  private:
   std::thread thread_;
 };
+
+// Past their share of the run's time, level checkpoints are skipped, never the last one, and the
+// results do not change. Share 0: only the first level's checkpoint comes before any time is spent on
+// checkpoints. (A skipped checkpoint leaves the one before it, as a kill between levels does: the
+// resume tests cover a resume from it.)
+TEST(Bfs, CheckpointsPastTheirShareAreSkipped) {
+  const Program p = load_program(kSpaces[1].first);
+  const SearchConfig cfg = config_for(p, nlohmann::json::parse(kSpaces[1].second));
+  RunOptions o = options(Strategy::Bfs, 2);
+  std::deque<DirectoryCheckpoints> stores;
+  checkpoint_into(o, stores);
+  const SearchResult every = run_search(p.graph, cfg, o);
+  EXPECT_EQ(every.checkpoints_skipped, 0u);
+  EXPECT_GT(every.checkpoints_written, 2u);
+  EXPECT_GT(every.checkpoint_s, 0.0);
+
+  checkpoint_into(o, stores);
+  o.checkpoint_share = 0;
+  const SearchResult few = run_search(p.graph, cfg, o);
+  EXPECT_EQ(few.checkpoints_written, 2u);  // the first level's and the last
+  EXPECT_EQ(few.checkpoints_written + few.checkpoints_skipped, every.checkpoints_written);
+  EXPECT_EQ(hashes(few), hashes(every));
+  EXPECT_EQ(few.totals.states, every.totals.states);
+}
 
 // A stop obeyed inside a batch: a level here is one batch, and a batch cut short counts the states it
 // visited and keeps none of its children; the checkpoint holds it whole as pending, so the resumed run

@@ -38,7 +38,7 @@ std::vector<std::string> lora_bfs(std::vector<std::string> extra) {
 // Runs `args` with a checkpoint in dir/ck and, once it holds level `level` or a deeper one, sends
 // `sig`; returns the process's wait status.
 int signalled_after_level(std::vector<std::string> args, const std::string& dir, int level, int sig) {
-  args.insert(args.end(), {"--checkpoint", dir + "/ck"});
+  args.insert(args.end(), {"--checkpoint", dir + "/ck", "--checkpoint-share", "1"});
   const pid_t pid = test::spawn_ugsearch(args, dir);
   if (pid < 0) return -1;
   const auto t0 = std::chrono::steady_clock::now();
@@ -154,6 +154,11 @@ TEST(BfsCli, BfsOnlyFlagsAreRefusedForOtherStrategies) {
     EXPECT_EQ(r.status, 2) << flag[0];
     EXPECT_NE(r.err.find("only --strategy bfs"), std::string::npos) << r.err;
   }
+  const test::RunResult no_checkpoints =
+      test::run_ugsearch({"search", "lora_small", "--strategy", "bfs", "--checkpoint-share", "0.5"});
+  EXPECT_EQ(no_checkpoints.status, 2);
+  EXPECT_NE(no_checkpoints.err.find("--checkpoint-share: there are no checkpoints"), std::string::npos)
+      << no_checkpoints.err;
   const test::RunResult missing =
       test::run_ugsearch({"search", "lora_small", "--strategy", "bfs", "--resume", test::temp_dir() + "/none"});
   EXPECT_EQ(missing.status, 2);

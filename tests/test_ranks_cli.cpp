@@ -92,7 +92,7 @@ TEST(RanksCli, DfsMpiAndBfsFindWhatDfsFindsAtOneTwoAndThreeRanks) {
 TEST(RanksCli, AKilledBfsRankFailsTheRunAndResumeCompletesIt) {
   const std::string dir = test::temp_dir();
   const std::vector<std::string> args = {"search", "qknorm_gqa_small", "--strategy", "bfs", "--quiet", "--checkpoint",
-                                         dir + "/ck", "--out", dir + "/killed.json"};
+                                         dir + "/ck", "--checkpoint-share", "1", "--out", dir + "/killed.json"};
   const pid_t mpirun = test::spawn_ranks(3, args);
   const auto t0 = std::chrono::steady_clock::now();
   while (generation(dir + "/ck") < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))

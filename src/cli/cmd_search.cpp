@@ -29,7 +29,7 @@ struct Opts {
   int threads = 1;
   uint64_t seed = 1;
   int64_t max_kernel_ops = 0, max_block_ops = 0;
-  double time_limit = 0;
+  double time_limit = 0, checkpoint_share = -1;  // -1: not given (RunOptions' default)
   bool quiet = false, symbolic = false;
 };
 
@@ -84,6 +84,8 @@ void check_bfs_flags(const Opts& args) {
   only_bfs(args.memory_limit >= 0, "--memory-limit");
   only_bfs(!args.checkpoint.empty(), "--checkpoint");
   only_bfs(!args.resume.empty(), "--resume");
+  if (args.checkpoint_share >= 0 && args.checkpoint.empty() && args.resume.empty())
+    throw InputError("--checkpoint-share: there are no checkpoints; add --checkpoint DIR or drop it");
   if (!args.checkpoint.empty() && !args.resume.empty() && args.checkpoint != args.resume)
     throw InputError("--checkpoint and --resume name different directories; a resumed run keeps checkpointing where it "
                      "resumed from, so give only --resume");
@@ -140,6 +142,7 @@ int search(const Opts& args, Comm* comm) {
       throw InputError(checkpoint_dir + ": cannot create the checkpoint directory (" + ec.message() + ")");
     opt.checkpoints = &checkpoints.emplace(checkpoint_dir);
   }
+  if (args.checkpoint_share >= 0) opt.checkpoint_share = args.checkpoint_share;
   opt.seed = args.seed;
   opt.time_limit_s = args.time_limit;
   opt.comm = comm;
@@ -228,7 +231,12 @@ Verb add_search(CLI::App& app) {
                   "bfs: MiB of frontier; past it, levels are searched in chunks (default: 1024, or half the memory "
                   "available at the start if less; 0: none)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
-  cmd->add_option("--checkpoint", args->checkpoint, "bfs: directory for a checkpoint after every level");
+  cmd->add_option("--checkpoint", args->checkpoint,
+                  "bfs: directory for a checkpoint after every level, within --checkpoint-share");
+  cmd->add_option("--checkpoint-share", args->checkpoint_share,
+                  "bfs: the share of the run's time level checkpoints may take; past it a level's is skipped, never "
+                  "the last one (default 0.1; 1: every level)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--resume", args->resume, "bfs: continue the run whose checkpoint is in this directory");
   cmd->add_option("--out", args->out, "Results file")->capture_default_str();
   cmd->add_flag("--quiet", args->quiet, "No progress line and no summary");

@@ -79,6 +79,8 @@ json stats_json(const SearchResult& result) {
           {"peak_frontier_mib", result.peak_frontier_mib},
           {"chunks", result.chunks},
           {"carried", result.carried},
+          {"checkpoints",
+           {{"written", result.checkpoints_written}, {"skipped", result.checkpoints_skipped}, {"s", result.checkpoint_s}}},
           {"workers", workers},
           {"ranks", ranks_json(result.rank_stats)},
           {"peak_rss_mib", result.peak_rss_mib}};

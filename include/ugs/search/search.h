@@ -48,6 +48,9 @@ struct RunOptions {
   Dedup dedup = Dedup::Structural;
   int64_t memory_limit_mib = 0;  // frontier bytes; 0: none. Past it, levels are searched in chunks
   CheckpointStore* checkpoints = nullptr;  // a checkpoint after every level; null: none
+  // The share of the run's time the level checkpoints may take: past it a level's checkpoint is
+  // skipped (a resume then redoes more), never the last one. 1: every level.
+  double checkpoint_share = 0.1;
   bool resume = false;                     // continue from the last checkpoint there
   // The ranks of a distributed run (dfs-mpi; bfs under mpirun), or null: one process. Each rank calls
   // run_search; rank 0's result holds every rank's μGraphs and statistics.
@@ -118,6 +121,9 @@ struct SearchResult {
   // bfs: states with completions that a batch left to the next batch of their level, which confirmed
   // and expanded them while the device fingerprinted its own (pipelining). A resumed run counts its own.
   uint64_t carried = 0;
+  // bfs with checkpoints: those written and those skipped for the share, and the seconds written.
+  uint64_t checkpoints_written = 0, checkpoints_skipped = 0;
+  double checkpoint_s = 0;
   int ranks = 1;
   uint64_t items = 0;                      // this rank's RankStats::items
   std::vector<RankStats> rank_stats;       // rank 0, with ranks: one per rank

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <numeric>
 #include <utility>
 
 #include "search/bfs/completions.h"
@@ -109,6 +110,8 @@ class Bfs {
   // One batch; false: the stop cut it short (it stays pending). `drain`: it carries no states on.
   bool expand(int depth, size_t states, bool drain);
   void keep_children(int depth);
+  void level_done();  // a checkpoint, within the run's share for them
+  uint64_t pending_states() const;
   void save(bool complete);
   uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
   uint64_t states_count() const;    // states visited so far, over the workers
@@ -136,6 +139,7 @@ class Bfs {
   Committed before_batch_;
   bool cut_ = false;  // the last batch was cut short: the checkpoint holds before_batch_
   PendingStates pending_;  // what a checkpoint writes of the frontier
+  uint64_t checkpoint_states_ = 0;  // the states the checkpoints wrote
 };
 
 Comm* ranks_of(const RunOptions& options) { return options.comm && options.comm->size() > 1 ? options.comm : nullptr; }
@@ -225,7 +229,7 @@ void Bfs::run() {
     if (!exchange_.sync(store_, view_) || !schedule_.advance(view_, store_, result_.chunks, holding)) break;
     const int depth = schedule_.current();
     if (depth == store_.open_depth()) store_.flush();  // before the level is read
-    if (depth != last) save(false);                    // a level (or a chunk of one) is done
+    if (depth != last) level_done();                   // a level (or a chunk of one) is done
     last = depth;
     const Level& level = store_.level(depth);
     progress_.level.store(depth);
@@ -296,6 +300,12 @@ void Bfs::keep_children(int depth) {
   result_.levels[depth].survivors += survivors;
 }
 
+uint64_t Bfs::pending_states() const {
+  std::vector<uint64_t> sizes;
+  store_.pending_sizes(sizes);
+  return std::accumulate(sizes.begin(), sizes.end(), uint64_t{0});
+}
+
 uint64_t Bfs::verified_count() const {
   uint64_t n = collector_.counters.verified;
   for (const Worker& w : workers_) n += w.counters.verified;
@@ -320,8 +330,25 @@ Bfs::Committed Bfs::committed() const {
   return c;
 }
 
+// A checkpoint skipped costs only the work a resume redoes from the one before, while writing one
+// costs in proportion to the pending states, every level: a level's is skipped when, at the seconds
+// per state the checkpoints so far took, it would take them past their share of the run's time. With
+// ranks, every rank writes one or none: each must reach the commit's collective.
+void Bfs::level_done() {
+  if (!options_.checkpoints) return;
+  const double per_state = checkpoint_states_ > 0 ? result_.checkpoint_s / double(checkpoint_states_) : 0;
+  const double predicted = per_state * double(pending_states());
+  const bool over = result_.checkpoint_s + predicted > options_.checkpoint_share * seconds_since(start_time_);
+  if (exchange_.any(over)) {
+    ++result_.checkpoints_skipped;
+    return;
+  }
+  save(false);
+}
+
 void Bfs::save(bool complete) {
   if (!options_.checkpoints) return;
+  const auto start = Clock::now();
   store_.flush();
   const Committed done = cut_ ? before_batch_ : committed();
   Checkpoint checkpoint;
@@ -343,6 +370,9 @@ void Bfs::save(bool complete) {
   checkpoint.complete = complete;
   pending_.prepare(schedule_.current(), carried_);
   exchange_.store(*options_.checkpoints, checkpoint, pending_);
+  ++result_.checkpoints_written;
+  result_.checkpoint_s += seconds_since(start);
+  checkpoint_states_ += pending_states() + carried_.size();
 }
 
 }  // namespace

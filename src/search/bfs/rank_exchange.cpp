@@ -159,6 +159,12 @@ void RankExchange::route_in(const Batch& batch, LevelStore& store) {
   result_.levels[store.open_depth() - 1].bytes += ranks_->bytes_sent() - sent_before_;
 }
 
+bool RankExchange::any(bool mine) {
+  uint64_t count = mine;
+  if (ranks_) ranks_->sum(std::span(&count, 1));
+  return count > 0;
+}
+
 void RankExchange::store(CheckpointStore& checkpoints, const Checkpoint& checkpoint, CheckpointSource& states) {
   ++generation_;
   checkpoints.write(checkpoint, states, rank(), size(), generation_);

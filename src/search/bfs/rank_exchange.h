@@ -36,6 +36,8 @@ class RankExchange {
   // `ranks`: null in one process.
   RankExchange(Comm* ranks, const Engine& engine, Team& team, Worker& collector, SearchResult& result);
   bool distributed() const { return ranks_ != nullptr; }
+  // Whether `mine` holds on some rank (a collective with ranks).
+  bool any(bool mine);
   int rank() const { return ranks_ ? ranks_->rank() : 0; }
   int size() const { return ranks_ ? ranks_->size() : 1; }
 
