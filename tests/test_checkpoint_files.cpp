@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -117,6 +118,23 @@ TEST(CheckpointChunks, ALayerWrittenInChunksReadsBackWhole) {
   EXPECT_EQ(c.layers[0].keys, (std::vector<uint64_t>{11, 12, 13}));
   EXPECT_EQ(std::string(c.layers[0].states.begin(), c.layers[0].states.end()), "\1\2\3\4\5");
   ASSERT_EQ(c.seen.size(), 1u);
+}
+
+// A run killed while writing a checkpoint leaves its temp file; the next write of that checkpoint
+// (the resumed run's) removes it.
+TEST(CheckpointDirectory, AKilledWritersTempFileGoesWithTheNextWrite) {
+  const std::string dir = test::temp_dir();
+  const std::string stale = dir + "/checkpoint.ugs.tmp.4194305", other = dir + "/notes.tmp.1";
+  write_file_atomic(stale, "half a checkpoint");
+  write_file_atomic(other, "not ours");
+  DirectoryCheckpoints store(dir);
+  const Checkpoint c = small_checkpoint();
+  LayersSource states(c.layers);
+  store.write(c, states, 0, 1, 1);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  uint64_t generation = 0;
+  EXPECT_EQ(store.read(0, 1, "test", GraphRules{}, &generation).layers[1].count, 2u);
 }
 
 TEST_F(CheckpointFile, TruncatedFilesAreDamaged) {

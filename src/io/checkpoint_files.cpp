@@ -136,7 +136,9 @@ std::string rank_path(const std::string& dir, int rank, uint64_t generation) {
 
 void DirectoryCheckpoints::write(const Checkpoint& checkpoint, CheckpointSource& states, int rank, int ranks,
                                  uint64_t generation) {
-  write_checkpoint_file(ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation), checkpoint, states);
+  const std::string path = ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation);
+  remove_stale_temp_files(path);  // a killed run's, which a resume would otherwise leave for good
+  write_checkpoint_file(path, checkpoint, states);
 }
 
 void DirectoryCheckpoints::commit(int ranks, uint64_t generation) {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -51,6 +52,15 @@ void AtomicFileWriter::commit() {
     std::remove(tmp_.c_str());
     throw InputError(path_ + ": cannot write file (" + std::strerror(errno) + ")");
   }
+}
+
+void remove_stale_temp_files(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp.";
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().filename().string().starts_with(prefix)) std::filesystem::remove(entry.path(), ec);
 }
 
 void AtomicFileWriter::fail() {

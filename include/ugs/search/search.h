@@ -49,7 +49,7 @@ struct RunOptions {
   int64_t memory_limit_mib = 0;  // frontier bytes; 0: none. Past it, levels are searched in chunks
   CheckpointStore* checkpoints = nullptr;  // a checkpoint after every level; null: none
   // The share of the run's time the level checkpoints may take: past it a level's checkpoint is
-  // skipped (a resume then redoes more), never the last one. 1: every level.
+  // skipped (a resume then redoes more), never the last one. 1 (or more): every level.
   double checkpoint_share = 0.1;
   bool resume = false;                     // continue from the last checkpoint there
   // The ranks of a distributed run (dfs-mpi; bfs under mpirun), or null: one process. Each rank calls

@@ -31,4 +31,8 @@ class AtomicFileWriter {
   std::FILE* file_ = nullptr;
 };
 
+// Removes the temp files that writers of `path` killed before commit() left beside it (each as big
+// as the file was to be). For a file only one process writes at a time.
+void remove_stale_temp_files(const std::string& path);
+
 }  // namespace ugs

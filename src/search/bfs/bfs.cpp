@@ -338,7 +338,8 @@ void Bfs::level_done() {
   if (!options_.checkpoints) return;
   const double per_state = checkpoint_states_ > 0 ? result_.checkpoint_s / double(checkpoint_states_) : 0;
   const double predicted = per_state * double(pending_states());
-  const bool over = result_.checkpoint_s + predicted > options_.checkpoint_share * seconds_since(start_time_);
+  const bool over = options_.checkpoint_share < 1 &&
+                    result_.checkpoint_s + predicted > options_.checkpoint_share * seconds_since(start_time_);
   if (exchange_.any(over)) {
     ++result_.checkpoints_skipped;
     return;
