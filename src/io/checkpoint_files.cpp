@@ -1,8 +1,10 @@
 // The checkpoint files (checkpoint_files.h).
 #include "ugs/io/checkpoint_files.h"
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -201,18 +203,30 @@ void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint
   file.commit();
 }
 
+// The file is read straight into the checkpoint's buffers, never whole into memory first: a
+// checkpoint of a big frontier is gigabytes.
 Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules) {
-  const std::string bytes = read_file(path);
   const auto damaged = [&](const std::string& why) {
     return InputError(path + ": not a usable checkpoint (" + why + "); start the search again without --resume");
   };
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) throw InputError(path + ": cannot read file (" + std::strerror(errno) + ")");
+  const size_t size = static_cast<size_t>(file.tellg());
+  const auto read_at = [&](size_t at, void* into, size_t n) {  // within the file, checked by the caller
+    file.seekg(static_cast<std::streamoff>(at));
+    if (n > 0 && !file.read(static_cast<char*>(into), static_cast<std::streamsize>(n))) throw damaged("unreadable");
+  };
   uint64_t len = 0;
-  if (bytes.size() < kMagicLen + sizeof len || bytes.compare(0, kMagicLen, kMagic) != 0)
-    throw damaged("wrong magic or version");
-  std::memcpy(&len, bytes.data() + bytes.size() - sizeof len, sizeof len);
-  if (len > bytes.size() - kMagicLen - sizeof len) throw damaged("truncated header");
-  const size_t end = bytes.size() - sizeof len - len;  // where the raw bytes end and the header begins
-  const json header = json::parse(bytes.substr(end, len), nullptr, false);
+  char magic[kMagicLen];
+  if (size < kMagicLen + sizeof len) throw damaged("wrong magic or version");
+  read_at(0, magic, kMagicLen);
+  if (std::memcmp(magic, kMagic, kMagicLen) != 0) throw damaged("wrong magic or version");
+  read_at(size - sizeof len, &len, sizeof len);
+  if (len > size - kMagicLen - sizeof len) throw damaged("truncated header");
+  const size_t end = size - sizeof len - len;  // where the raw bytes end and the header begins
+  std::string header_text(len, '\0');
+  read_at(end, header_text.data(), len);
+  const json header = json::parse(header_text, nullptr, false);
   if (header.is_discarded()) throw damaged("header is not JSON");
   size_t pos = kMagicLen;
   Checkpoint checkpoint;
@@ -238,11 +252,12 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
         const size_t count = field<size_t>(chunk.at(0)), n = field<size_t>(chunk.at(1));
         // Divided, not multiplied: count * 8 wraps around for a count of 2^61 and more.
         if (n > end - pos || count > (end - pos - n) / sizeof(uint64_t)) throw damaged("truncated layers");
-        layer.states.insert(layer.states.end(), bytes.begin() + static_cast<std::ptrdiff_t>(pos),
-                            bytes.begin() + static_cast<std::ptrdiff_t>(pos + n));
+        const size_t had = layer.states.size();
+        layer.states.resize(had + n);
+        read_at(pos, layer.states.data() + had, n);
         pos += n;
         layer.keys.resize(layer.count + count);
-        if (count) std::memcpy(layer.keys.data() + layer.count, bytes.data() + pos, count * sizeof(uint64_t));
+        read_at(pos, layer.keys.data() + layer.count, count * sizeof(uint64_t));
         layer.count += count;
         pos += count * sizeof(uint64_t);
       }
@@ -253,7 +268,7 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
       throw damaged("truncated dedup keys");
     checkpoint.seen.resize(seen);
     if (seen)  // data() may be null
-      std::memcpy(static_cast<void*>(checkpoint.seen.data()), bytes.data() + pos, seen * sizeof(checkpoint.seen[0]));
+      read_at(pos, static_cast<void*>(checkpoint.seen.data()), seen * sizeof(checkpoint.seen[0]));
   } catch (const json::exception& e) {
     throw damaged(std::string("header: ") + e.what());
   } catch (const BadField& e) {
