@@ -124,7 +124,7 @@ def write_report(results_path, out_dir, binary):
     results = load_or_exit(results_path)
     figures = draw_all(results, os.path.join(out_dir, "figures"))
     partial = sum(r.partial for r in results)
-    md = [f"# ugsearch experiments\n",
+    md = ["# ugsearch experiments\n",
           f"{len(results)} results files from `{results_path}` ({partial} stopped by their time limit); "
           f"made {time.strftime('%Y-%m-%d %H:%M')}.\n",
           "## Machine\n", "This machine (where the report was made; the runs may have been elsewhere):\n",
