@@ -43,6 +43,7 @@ class PendingStates final : public CheckpointSource {
   }
   size_t depths() const override { return store_.depths(); }
   void layer(size_t depth, const Chunk& chunk) override;
+  uint64_t written() const { return written_; }  // the states of every checkpoint so far
 
  private:
   static constexpr size_t kRound = size_t{1} << 15;  // states per thread
@@ -58,11 +59,13 @@ class PendingStates final : public CheckpointSource {
   std::vector<NodeId> ids_;
   int current_ = 0;
   const std::vector<NodeId>* carried_ = nullptr;
+  uint64_t written_ = 0;
 };
 
 void PendingStates::layer(size_t depth, const Chunk& chunk) {
   store_.level(static_cast<int>(depth)).pending_ids(ids_);
   if (static_cast<int>(depth) == current_) ids_.insert(ids_.end(), carried_->begin(), carried_->end());
+  written_ += ids_.size();
   const size_t threads = parts_.size();
   for (size_t from = 0; from < ids_.size(); from += kRound * threads) {
     const size_t round = std::min(ids_.size() - from, kRound * threads);
@@ -139,7 +142,6 @@ class Bfs {
   Committed before_batch_;
   bool cut_ = false;  // the last batch was cut short: the checkpoint holds before_batch_
   PendingStates pending_;  // what a checkpoint writes of the frontier
-  uint64_t checkpoint_states_ = 0;  // the states the checkpoints wrote
 };
 
 Comm* ranks_of(const RunOptions& options) { return options.comm && options.comm->size() > 1 ? options.comm : nullptr; }
@@ -336,7 +338,7 @@ Bfs::Committed Bfs::committed() const {
 // ranks, every rank writes one or none: each must reach the commit's collective.
 void Bfs::level_done() {
   if (!options_.checkpoints) return;
-  const double per_state = checkpoint_states_ > 0 ? result_.checkpoint_s / double(checkpoint_states_) : 0;
+  const double per_state = pending_.written() > 0 ? result_.checkpoint_s / double(pending_.written()) : 0;
   const double predicted = per_state * double(pending_states());
   const bool over = options_.checkpoint_share < 1 &&
                     result_.checkpoint_s + predicted > options_.checkpoint_share * seconds_since(start_time_);
@@ -373,7 +375,6 @@ void Bfs::save(bool complete) {
   exchange_.store(*options_.checkpoints, checkpoint, pending_);
   ++result_.checkpoints_written;
   result_.checkpoint_s += seconds_since(start);
-  checkpoint_states_ += pending_states() + carried_.size();
 }
 
 }  // namespace
