@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "test_util.h"
+#include "ugs/util/hash.h"
 
 namespace ugs {
 namespace {
@@ -74,37 +75,70 @@ TEST(BfsCli, KilledAfterALevelAndResumedItFindsWhatAWholeRunFinds) {
   EXPECT_NE(other.err.find("written by another search"), std::string::npos) << other.err;
 }
 
-// A checkpoint whose states are damaged (here the first state of its first non-empty level, its
-// bytes all 0xFF) is refused with one line, not resumed from.
-TEST(BfsCli, ACheckpointWithDamagedStatesIsRefused) {
+// The header of a checkpoint file and the bytes before it.
+std::pair<json, std::string> header_of(const std::string& path) {
+  const std::string bytes = read_file(path);
+  uint64_t len = 0;
+  std::memcpy(&len, bytes.data() + bytes.size() - sizeof len, sizeof len);
+  const size_t end = bytes.size() - sizeof len - len;
+  return {json::parse(bytes.substr(end, len)), bytes.substr(0, end)};
+}
+
+void rewrite(const std::string& path, const json& header, const std::string& body) {
+  const std::string text = header.dump();
+  const uint64_t len = text.size();
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << body << text << std::string(reinterpret_cast<const char*>(&len), sizeof len);
+}
+
+// Resuming from dir/ck fails with one line naming the damage, and no results.
+void expect_refused(const std::string& dir, const std::string& why) {
+  const test::RunResult r = test::run_ugsearch(lora_bfs({"--quiet", "--resume", dir + "/ck", "--out", dir + "/x.json"}));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("start the search again without --resume"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
+}
+
+// A checkpoint whose tree is damaged is refused with one line, not resumed from: a slab file whose
+// bytes differ from those its checkpoint names, and one whose ops were given operands out of range
+// with its hash made to match (as a file could only be by hand), whose steps cannot apply.
+TEST(BfsCli, ACheckpointWithADamagedTreeIsRefused) {
   const std::string dir = test::temp_dir();
   const int status = signalled_after_level(lora_bfs({"--quiet", "--out", dir + "/killed.json"}), dir, 3, SIGKILL);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: make the space bigger";
   const std::string path = dir + "/ck/checkpoint.ugs";
-  std::string bytes = read_file(path);
-  const size_t magic = 8;  // "UGSCKPT4"; the header and its length come last
-  uint64_t header_len = 0;
-  std::memcpy(&header_len, bytes.data() + bytes.size() - sizeof header_len, sizeof header_len);
-  const json header = json::parse(bytes.substr(bytes.size() - sizeof header_len - header_len, header_len));
-  size_t pos = magic;
-  bool damaged = false;
-  for (const json& layer : header.at("layers")) {
-    for (const json& chunk : layer) {
-      const size_t count = chunk.at(0), n = chunk.at(1);
-      if (!damaged) {
-        std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(pos), std::min<size_t>(n, 24), '\xFF');
-        damaged = true;
-      }
-      pos += n + count * sizeof(uint64_t);
+  auto [header, body] = header_of(path);
+  // The last slab of the deepest level that has one: ops at the kernel or block level, and no base.
+  json* deepest = nullptr;
+  for (json& level : header.at("tree"))
+    if (!level.at(1).empty()) deepest = &level.at(1).back();
+  ASSERT_NE(deepest, nullptr);
+  json& slab = *deepest;
+  const std::string slab_path = dir + "/ck/slab.0." + std::to_string(slab.at(0).get<uint64_t>()) + ".ugs";
+  const std::string good = read_file(slab_path);
+
+  std::string bytes = good;
+  bytes[bytes.size() / 2] ^= 0x10;
+  std::ofstream(slab_path, std::ios::binary | std::ios::trunc) << bytes;
+  expect_refused(dir, "not the bytes the checkpoint names");
+
+  bytes = good;
+  const size_t counts = 32, node = 16, nodes = slab.at(1).get<size_t>();
+  size_t damaged = 0;
+  for (size_t i = 0; i < nodes; ++i) {
+    uint8_t* step = reinterpret_cast<uint8_t*>(bytes.data()) + counts + i * node + 8;
+    if (step[0] < 0xFE) {  // an op: its first operand out of any graph
+      step[2] = 0x7F;
+      ++damaged;
     }
   }
-  ASSERT_TRUE(damaged);
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-  const test::RunResult r = test::run_ugsearch(lora_bfs({"--quiet", "--resume", dir + "/ck", "--out", dir + "/x.json"}));
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("the file is damaged, start the search again without --resume"), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
+  ASSERT_GT(damaged, 0u);
+  slab.at(3) = hash_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  std::ofstream(slab_path, std::ios::binary | std::ios::trunc) << bytes;
+  rewrite(path, header, body);
+  expect_refused(dir, "holds a step no search makes");
 }
 
 // Ctrl-C stops a run as --time-limit does: exit 130, its results so far written and marked partial,

@@ -14,6 +14,7 @@
 #include "ugs/io/checkpoint_files.h"
 #include "ugs/util/error.h"
 #include "ugs/util/files.h"
+#include "ugs/util/hash.h"
 
 namespace ugs {
 namespace {
@@ -36,6 +37,9 @@ Checkpoint small_checkpoint() {
   c.seen = {{7, 1.5}};
   return c;
 }
+
+// The tree small_checkpoint's file names: one level, one slab (its bytes live elsewhere).
+std::vector<CheckpointLevel> small_tree() { return {{{{3, 10, 100, 0xABCDEF0123456789ull}}, 4}}; }
 
 struct File {
   json header;
@@ -60,7 +64,7 @@ class CheckpointFile : public testing::Test {
   void SetUp() override {
     path_ = test::temp_dir() + "/checkpoint.ugs";
     const Checkpoint c = small_checkpoint();
-    LayersSource states(c.layers);
+    LayersSource states(c.layers, small_tree());
     write_checkpoint_file(path_, c, states);
     bytes_ = read_file(path_);
     magic_ = bytes_.substr(0, 8);
@@ -95,11 +99,14 @@ TEST_F(CheckpointFile, ReadsBackWhatWasWritten) {
   ASSERT_EQ(c.levels.size(), 1u);
   EXPECT_EQ(c.levels[0].verified, 5u);
   EXPECT_EQ(c.levels[0].wall_s, 0.5);
+  EXPECT_EQ(c.tree, small_tree());
 }
 
 // The search writes a layer in chunks, as its threads encode them; it reads back as one layer.
 TEST(CheckpointChunks, ALayerWrittenInChunksReadsBackWhole) {
   struct TwoChunks final : CheckpointSource {
+    void new_slabs(const Slab&) override {}
+    std::vector<CheckpointLevel> tree() const override { return {}; }
     size_t depths() const override { return 1; }
     void layer(size_t, const Chunk& chunk) override {
       const uint8_t first[] = {1, 2, 3}, second[] = {4, 5};
@@ -135,6 +142,65 @@ TEST(CheckpointDirectory, AKilledWritersTempFileGoesWithTheNextWrite) {
   EXPECT_TRUE(std::filesystem::exists(other));
   uint64_t generation = 0;
   EXPECT_EQ(store.read(0, 1, "test", GraphRules{}, &generation).layers[1].count, 2u);
+}
+
+// Slabs as a run writes them: the new ones each time, the tree naming some written before.
+struct SlabsSource final : CheckpointSource {
+  std::vector<std::pair<uint64_t, std::string>> fresh;
+  std::vector<CheckpointLevel> levels;
+  void new_slabs(const Slab& slab) override {
+    for (const auto& [id, bytes] : fresh)
+      slab(id, std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  }
+  std::vector<CheckpointLevel> tree() const override { return levels; }
+  size_t depths() const override { return 0; }
+  void layer(size_t, const Chunk&) override {}
+};
+
+CheckpointSlab slab_of(uint64_t id, const std::string& bytes) {
+  return {id, 1, bytes.size(), hash_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())};
+}
+
+// Each slab is written once; a write removes those neither it nor the checkpoint before holds, and
+// a slab read back is checked against the length and hash its checkpoint names.
+TEST(CheckpointDirectory, SlabsAreWrittenOnceAndGoWhenNoCheckpointHoldsThem) {
+  const std::string dir = test::temp_dir();
+  const auto path = [&](int id) { return dir + "/slab.0." + std::to_string(id) + ".ugs"; };
+  DirectoryCheckpoints store(dir);
+  const Checkpoint c = small_checkpoint();
+  SlabsSource source;
+  source.fresh = {{1, "first"}, {2, "second"}};
+  source.levels = {{{slab_of(1, "first"), slab_of(2, "second")}, 2}};
+  store.write(c, source, 0, 1, 1);
+  source.fresh = {{3, "third"}};
+  source.levels = {{{slab_of(2, "second"), slab_of(3, "third")}, 2}};
+  store.write(c, source, 0, 1, 2);
+  EXPECT_TRUE(std::filesystem::exists(path(1)));  // the checkpoint before holds it
+  source.fresh = {};
+  source.levels = {{{slab_of(3, "third")}, 1}};
+  store.write(c, source, 0, 1, 3);
+  EXPECT_FALSE(std::filesystem::exists(path(1)));
+  EXPECT_TRUE(std::filesystem::exists(path(2)));
+  store.write(c, source, 0, 1, 4);
+  EXPECT_FALSE(std::filesystem::exists(path(2)));
+
+  uint64_t generation = 0;
+  const Checkpoint back = store.read(0, 1, "test", GraphRules{}, &generation);
+  ASSERT_EQ(back.tree.size(), 1u);
+  ASSERT_EQ(back.tree[0].slabs.size(), 1u);
+  const HugeBytes bytes = store.read_slab(0, back.tree[0].slabs[0]);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "third");
+
+  write_file_atomic(path(3), "thirD");
+  try {
+    store.read_slab(0, back.tree[0].slabs[0]);
+    ADD_FAILURE() << "read a damaged slab";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path(3)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not the bytes the checkpoint names"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path(3));
+  EXPECT_THROW(store.read_slab(0, back.tree[0].slabs[0]), InputError);
 }
 
 TEST_F(CheckpointFile, TruncatedFilesAreDamaged) {

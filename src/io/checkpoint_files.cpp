@@ -6,19 +6,21 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <type_traits>
 
 #include "ugs/io/mugraph_json.h"
 #include "ugs/util/error.h"
 #include "ugs/util/files.h"
+#include "ugs/util/hash.h"
 
 namespace ugs {
 namespace {
 
 using nlohmann::json;
 
-constexpr char kMagic[] = "UGSCKPT4";  // 4: layers in chunks, the header last
+constexpr char kMagic[] = "UGSCKPT5";  // 5: the tree's slabs in files of their own
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
 
 // A header field of the wrong kind: nlohmann's get() converts any number to any arithmetic type, so
@@ -106,8 +108,31 @@ expr::OracleStats expr_from(const json& doc) {
   return stats;
 }
 
+// Per depth: [pending, [[id, nodes, bytes, hash], ...]].
+json tree_json(const std::vector<CheckpointLevel>& tree) {
+  json levels = json::array();
+  for (const CheckpointLevel& level : tree) {
+    json slabs = json::array();
+    for (const CheckpointSlab& s : level.slabs) slabs.push_back({s.id, s.nodes, s.bytes, s.hash});
+    levels.push_back({level.pending, std::move(slabs)});
+  }
+  return levels;
+}
+
+std::vector<CheckpointLevel> tree_from(const json& doc) {
+  std::vector<CheckpointLevel> tree;
+  for (const json& l : doc) {
+    CheckpointLevel& level = tree.emplace_back();
+    level.pending = field<uint64_t>(l.at(0));
+    for (const json& s : l.at(1))
+      level.slabs.push_back(
+          {field<uint64_t>(s.at(0)), field<uint64_t>(s.at(1)), field<uint64_t>(s.at(2)), field<uint64_t>(s.at(3))});
+  }
+  return tree;
+}
+
 // `layers`: per layer, its chunks as [states, bytes], as they were written.
-json header_json(const Checkpoint& checkpoint, json layers) {
+json header_json(const Checkpoint& checkpoint, json tree, json layers) {
   json levels = json::array(), found = json::array(), workers = json::array();
   for (const LevelStats& l : checkpoint.levels)
     levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s});
@@ -124,6 +149,7 @@ json header_json(const Checkpoint& checkpoint, json layers) {
           {"peak_frontier_mib", checkpoint.peak_frontier_mib},
           {"chunks", checkpoint.chunks},
           {"complete", checkpoint.complete},
+          {"tree", std::move(tree)},
           {"layers", std::move(layers)},
           {"seen", checkpoint.seen.size()}};
 }
@@ -133,6 +159,17 @@ std::string manifest_path(const std::string& dir) { return dir + "/manifest.json
 std::string rank_path(const std::string& dir, int rank, uint64_t generation) {
   return dir + "/checkpoint.rank" + std::to_string(rank) + "." + std::to_string(generation % 2) + ".ugs";
 }
+std::string slab_prefix(int rank) { return "slab." + std::to_string(rank) + "."; }
+std::string slab_path(const std::string& dir, int rank, uint64_t id) {
+  return dir + "/" + slab_prefix(rank) + std::to_string(id) + ".ugs";
+}
+
+std::set<uint64_t> slab_ids(const std::vector<CheckpointLevel>& tree) {
+  std::set<uint64_t> ids;
+  for (const CheckpointLevel& level : tree)
+    for (const CheckpointSlab& s : level.slabs) ids.insert(s.id);
+  return ids;
+}
 
 }  // namespace
 
@@ -140,7 +177,45 @@ void DirectoryCheckpoints::write(const Checkpoint& checkpoint, CheckpointSource&
                                  uint64_t generation) {
   const std::string path = ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, generation);
   remove_stale_temp_files(path);  // a killed run's, which a resume would otherwise leave for good
+  states.new_slabs([&](uint64_t id, std::span<const uint8_t> bytes) {
+    const std::string slab = slab_path(dir_, rank, id);
+    remove_stale_temp_files(slab);
+    AtomicFileWriter file(slab);
+    file.write(bytes.data(), bytes.size());
+    file.commit();
+  });
   write_checkpoint_file(path, checkpoint, states);
+  // The slabs neither this checkpoint nor the one before holds go: the one before stays whole until
+  // this one is committed (with ranks, by rank 0, after every rank has written it).
+  std::set<uint64_t> keep = slab_ids(states.tree());
+  const std::set<uint64_t> now = keep;
+  keep.insert(last_slabs_.begin(), last_slabs_.end());
+  const std::string prefix = slab_prefix(rank);
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || !name.ends_with(".ugs")) continue;
+    const std::string id = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 19) continue;
+    if (!keep.contains(std::stoull(id))) std::filesystem::remove(entry.path(), error);
+  }
+  last_slabs_ = now;
+}
+
+HugeBytes DirectoryCheckpoints::read_slab(int rank, const CheckpointSlab& slab) const {
+  const std::string path = slab_path(dir_, rank, slab.id);
+  const auto damaged = [&](const std::string& why) {
+    return InputError(path + ": not a usable checkpoint slab (" + why + "); start the search again without --resume");
+  };
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) throw damaged(std::string("cannot read it: ") + std::strerror(errno));
+  if (static_cast<uint64_t>(file.tellg()) != slab.bytes) throw damaged("not the size the checkpoint names");
+  HugeBytes bytes(slab.bytes);
+  file.seekg(0);
+  if (slab.bytes > 0 && !file.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(slab.bytes)))
+    throw damaged("unreadable");
+  if (hash_bytes(bytes.data(), bytes.size()) != slab.hash) throw damaged("not the bytes the checkpoint names");
+  return bytes;
 }
 
 void DirectoryCheckpoints::commit(int ranks, uint64_t generation) {
@@ -178,6 +253,7 @@ Checkpoint DirectoryCheckpoints::read(int rank, int ranks, const std::string& ru
   if (checkpoint.run_key != run_key)
     throw InputError(path + ": written by another search (program, config, field, seed or dedup differ); resume "
                      "with the arguments of the run that wrote it");
+  last_slabs_ = slab_ids(checkpoint.tree);  // the committed checkpoint's, kept until the next is written
   return checkpoint;
 }
 
@@ -196,7 +272,7 @@ void write_checkpoint_file(const std::string& path, const Checkpoint& checkpoint
     layers.push_back(std::move(chunks));
   }
   file.write(checkpoint.seen.data(), checkpoint.seen.size() * sizeof(checkpoint.seen[0]));
-  const std::string header = header_json(checkpoint, std::move(layers)).dump();
+  const std::string header = header_json(checkpoint, tree_json(states.tree()), std::move(layers)).dump();
   const uint64_t len = header.size();
   file.write(header.data(), header.size());
   file.write(&len, sizeof len);
@@ -246,6 +322,7 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
     checkpoint.peak_frontier_mib = field<double>(header.at("peak_frontier_mib"));
     checkpoint.chunks = field<uint64_t>(header.at("chunks"));
     checkpoint.complete = field<bool>(header.at("complete"));
+    checkpoint.tree = tree_from(header.at("tree"));
     for (const json& chunks : header.at("layers")) {
       CheckpointLayer& layer = checkpoint.layers.emplace_back();
       for (const json& chunk : chunks) {

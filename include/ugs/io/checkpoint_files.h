@@ -5,10 +5,17 @@
 // rank has written the next one. Every file is written atomically (temp file and rename), so a run
 // killed at any moment leaves the last committed checkpoint whole.
 //
-// A file: the magic line; each layer's pending states as chunks (a chunk's encoded states, then
-// their keys); the function dedup's keys; then a JSON header (what was searched, statistics, μGraphs
-// found, each layer's chunks as [states, bytes]) and its length. The header comes last because the
+// The tree's slabs are files of their own, DIR/slab.<rank>.<id>.ugs (rank 0 in one process), each
+// written once, atomically, before the checkpoint that first holds it; a write removes the slab files
+// that neither it nor the checkpoint before holds.
+//
+// A checkpoint file: the magic line; each layer's states held outside the tree as chunks (a chunk's
+// encoded states, then their keys); the function dedup's keys; then a JSON header (what was searched,
+// statistics, μGraphs found, the tree as each depth's pending count and slabs [id, nodes, bytes,
+// hash], each layer's chunks as [states, bytes]) and its length. The header comes last because the
 // chunks are written as the search encodes them, before their sizes are known.
+#include <cstdint>
+#include <set>
 #include <string>
 
 #include "ugs/search/bfs/checkpoint.h"
@@ -22,9 +29,11 @@ class DirectoryCheckpoints final : public CheckpointStore {
   void commit(int ranks, uint64_t generation) override;
   Checkpoint read(int rank, int ranks, const std::string& run_key, const GraphRules& rules,
                   uint64_t* generation) const override;
+  HugeBytes read_slab(int rank, const CheckpointSlab& slab) const override;
 
  private:
   std::string dir_;
+  mutable std::set<uint64_t> last_slabs_;  // those the last checkpoint written or read holds
 };
 
 // One checkpoint file. Throws InputError naming the path when it cannot be written, or read back

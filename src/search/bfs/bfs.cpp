@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
-#include <numeric>
 #include <utility>
 
 #include "search/bfs/completions.h"
@@ -16,9 +15,8 @@
 #include "search/bfs/level_store.h"
 #include "search/bfs/rank_exchange.h"
 #include "search/bfs/schedule.h"
-#include "search/bfs/state_check.h"
 #include "search/bfs/team.h"
-#include "search/distributed/state_wire.h"
+#include "search/bfs/tree_checkpoint.h"
 #include "ugs/search/bfs/checkpoint.h"
 #include "ugs/util/error.h"
 #include "ugs/util/first_exception.h"
@@ -26,63 +24,6 @@
 namespace ugs::search_detail {
 
 namespace {
-
-// The pending states of every level (and the states carried to the next batch, not yet finished), as a
-// checkpoint's source: a cursor walks to each, and each is encoded whole with its key, in rounds of
-// a fixed number of states per thread, so that the file is the same whatever the timing. The round's
-// buffers are kept from one checkpoint to the next: writing one holds a round in memory, and faults
-// no page in after the first.
-class PendingStates final : public CheckpointSource {
- public:
-  PendingStates(const LevelStore& store, const Generator& gen, Team& team)
-      : store_(store), gen_(gen), team_(team), parts_(team.size()) {}
-  // For the next checkpoint: the depth being expanded, and the states carried into its next batch.
-  void prepare(int current, const std::vector<NodeId>& carried) {
-    current_ = current;
-    carried_ = &carried;
-  }
-  size_t depths() const override { return store_.depths(); }
-  void layer(size_t depth, const Chunk& chunk) override;
-  uint64_t written() const { return written_; }  // the states of every checkpoint so far
-
- private:
-  static constexpr size_t kRound = size_t{1} << 15;  // states per thread
-  struct Part {
-    Cursor cursor;
-    Frontier states;
-    std::vector<uint64_t> keys;
-  };
-  const LevelStore& store_;
-  const Generator& gen_;
-  Team& team_;
-  std::vector<Part> parts_;  // per thread
-  std::vector<NodeId> ids_;
-  int current_ = 0;
-  const std::vector<NodeId>* carried_ = nullptr;
-  uint64_t written_ = 0;
-};
-
-void PendingStates::layer(size_t depth, const Chunk& chunk) {
-  store_.level(static_cast<int>(depth)).pending_ids(ids_);
-  if (static_cast<int>(depth) == current_) ids_.insert(ids_.end(), carried_->begin(), carried_->end());
-  written_ += ids_.size();
-  const size_t threads = parts_.size();
-  for (size_t from = 0; from < ids_.size(); from += kRound * threads) {
-    const size_t round = std::min(ids_.size() - from, kRound * threads);
-    team_.each_thread(nullptr, [&](int t) {
-      Part& part = parts_[t];
-      part.states.clear();
-      part.keys.clear();
-      for (size_t i = from + round * t / threads; i < from + round * (t + 1) / threads; ++i) {
-        part.cursor.move_to(store_.levels(), static_cast<int>(depth), ids_[i], gen_, store_.tree());
-        part.states.push(part.cursor.state());
-        part.keys.push_back(part.cursor.key());
-      }
-    });
-    for (const Part& part : parts_)
-      chunk(part.keys.size(), std::span(part.states.data().data(), part.states.data().size()), part.keys);
-  }
-}
 
 class Bfs {
  public:
@@ -114,7 +55,6 @@ class Bfs {
   bool expand(int depth, size_t states, bool drain);
   void keep_children(int depth);
   void level_done();  // a checkpoint, within the run's share for them
-  uint64_t pending_states() const;
   void save(bool complete);
   uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
   uint64_t states_count() const;    // states visited so far, over the workers
@@ -141,7 +81,7 @@ class Bfs {
   std::vector<NodeId> carried_;  // the states carried into the next batch (or the running one)
   Committed before_batch_;
   bool cut_ = false;  // the last batch was cut short: the checkpoint holds before_batch_
-  PendingStates pending_;  // what a checkpoint writes of the frontier
+  TreeSource tree_source_;  // what a checkpoint writes of the frontier
 };
 
 Comm* ranks_of(const RunOptions& options) { return options.comm && options.comm->size() > 1 ? options.comm : nullptr; }
@@ -167,7 +107,7 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
                    batched(cfg, engine) && !ranks_of(options), stop_),
       expander_(engine, options.dedup, workers, collector, team_, completions_, stop_),
       dedup_(options.dedup, engine, options.cost_gpu, team_, collector, stop_),
-      pending_(store_, engine.gen, team_) {}
+      tree_source_(store_, engine.gen, team_) {}
 
 // The root is the tree's one base; its key is its encoding's, the same on every rank.
 void Bfs::start(const State& root) {
@@ -181,34 +121,13 @@ void Bfs::start(const State& root) {
   store_.level(0).add(std::move(slab));
 }
 
-// A checkpoint's states carry expression ids of the pool that wrote them: each is recomputed in this
-// run's pool from the state's graph, and the state becomes a base of its level. The file may be
-// damaged: a state is searched from only if it is one the search could have made.
+// The checkpoint's tree becomes the levels again (tree_checkpoint.h), every step checked against its
+// parent state and its expression recomputed in this run's pool: the file may be damaged, and a node
+// is searched from only if its step applies where it stands.
 void Bfs::resume() {
   Checkpoint checkpoint = exchange_.load(*options_.checkpoints, run_key_, cfg_.rules());
-  store_.reset(checkpoint.layers.size());
-  State state;
-  for (size_t d = 0; d < checkpoint.layers.size(); ++d) {
-    NodeSlab slab;
-    Frontier layer, fresh;
-    auto damaged = [&](const std::string& what) {
-      return InputError("--resume: the checkpoint's level " + std::to_string(d) + " " + what +
-                        "; the file is damaged, start the search again without --resume");
-    };
-    if (!layer.assign(std::move(checkpoint.layers[d].states), checkpoint.layers[d].count))
-      throw damaged("does not hold its " + std::to_string(checkpoint.layers[d].count) + " states");
-    for (size_t i = 0; i < layer.size(); ++i) {
-      layer.decode_at(i, state);
-      if (!well_formed(state, cfg_.rules()))
-        throw damaged("holds a state no search makes (state " + std::to_string(i) + ")");
-      rebuild_expressions(state, engine_.gen.pool());
-      fresh.clear();
-      fresh.push(state);
-      if (slab.full()) store_.level(static_cast<int>(d)).add(std::exchange(slab, NodeSlab{}));
-      slab.push_base(fresh.state_bytes(0), fresh.bytes_of(0), checkpoint.layers[d].keys[i]);
-    }
-    store_.level(static_cast<int>(d)).add(std::move(slab));
-  }
+  tree_source_.resumed(restore_tree(checkpoint, *options_.checkpoints, exchange_.rank(), store_, engine_.gen,
+                                    cfg_.rules(), team_));
   schedule_.resume_at(checkpoint.current);
   collector_.counters = checkpoint.counters;
   for (size_t t = 0; t < checkpoint.workers.size(); ++t)
@@ -302,12 +221,6 @@ void Bfs::keep_children(int depth) {
   result_.levels[depth].survivors += survivors;
 }
 
-uint64_t Bfs::pending_states() const {
-  std::vector<uint64_t> sizes;
-  store_.pending_sizes(sizes);
-  return std::accumulate(sizes.begin(), sizes.end(), uint64_t{0});
-}
-
 uint64_t Bfs::verified_count() const {
   uint64_t n = collector_.counters.verified;
   for (const Worker& w : workers_) n += w.counters.verified;
@@ -333,13 +246,13 @@ Bfs::Committed Bfs::committed() const {
 }
 
 // A checkpoint skipped costs only the work a resume redoes from the one before, while writing one
-// costs in proportion to the pending states, every level: a level's is skipped when, at the seconds
-// per state the checkpoints so far took, it would take them past their share of the run's time. With
+// costs in proportion to the nodes made since the last: a level's is skipped when, at the seconds per
+// node the checkpoints so far took, it would take them past their share of the run's time. With
 // ranks, every rank writes one or none: each must reach the commit's collective.
 void Bfs::level_done() {
   if (!options_.checkpoints) return;
-  const double per_state = pending_.written() > 0 ? result_.checkpoint_s / double(pending_.written()) : 0;
-  const double predicted = per_state * double(pending_states());
+  const double per_node = tree_source_.written() > 0 ? result_.checkpoint_s / double(tree_source_.written()) : 0;
+  const double predicted = per_node * double(tree_source_.unwritten());
   const bool over = options_.checkpoint_share < 1 &&
                     result_.checkpoint_s + predicted > options_.checkpoint_share * seconds_since(start_time_);
   if (exchange_.any(over)) {
@@ -371,8 +284,8 @@ void Bfs::save(bool complete) {
   checkpoint.peak_frontier_mib = result_.peak_frontier_mib;
   checkpoint.chunks = result_.chunks;
   checkpoint.complete = complete;
-  pending_.prepare(schedule_.current(), carried_);
-  exchange_.store(*options_.checkpoints, checkpoint, pending_);
+  tree_source_.prepare(schedule_.current(), carried_);
+  exchange_.store(*options_.checkpoints, checkpoint, tree_source_);
   ++result_.checkpoints_written;
   result_.checkpoint_s += seconds_since(start);
 }

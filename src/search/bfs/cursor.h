@@ -17,6 +17,8 @@ class Cursor {
   // the last move's (nodes were dropped), the cursor starts over from the node's base.
   void move_to(const std::vector<Level>& levels, int depth, NodeId id, const Generator& gen, uint64_t tree);
   const State& state() const { return state_; }
+  // For a check that applies a step to the state and takes it back before the cursor moves again.
+  State& state_for_check() { return state_; }
   uint64_t key() const { return path_[depth_].key; }
 
  private:

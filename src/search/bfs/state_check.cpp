@@ -1,9 +1,12 @@
 #include "search/bfs/state_check.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <stdexcept>
 
 #include "search/bfs/state_codec.h"
+#include "ugs/expr/op_expr.h"
 #include "ugs/ir/block_replay.h"
 
 namespace ugs::search_detail {
@@ -59,7 +62,105 @@ Bytes structure_of(const State& state) {
   return bytes;
 }
 
+bool op_kind_valid(const Op& op) {
+  const int kind = static_cast<int>(op.kind);
+  return kind >= 0 && kind < kNumOpKinds && op.kind != OpKind::Block;
+}
+
+// The expression of `op` appended to the open block graph (or the kernel graph) of `state`, whose
+// operands the graph has just accepted.
+expr::ExprId op_query(const State& state, const Op& op, expr::ExprPool& pool) {
+  const int n = arity(op.kind), a = op.in[0], b = n > 1 ? op.in[1] : op.in[0];
+  if (state.open) {
+    const std::array<Shape, 2> shapes{state.block.tiles[a].shape, state.block.tiles[b].shape};
+    const std::array<expr::ExprId, 2> ex{state.bexpr[a], state.bexpr[b]};
+    return expr::block_op_expr(pool, op, std::span(ex.data(), n), std::span(shapes.data(), n), state.block.loop);
+  }
+  const std::array<Shape, 2> shapes{state.kernel.shape(a), state.kernel.shape(b)};
+  const std::array<expr::ExprId, 2> ex{state.kexpr[a], state.kexpr[b]};
+  return expr::kernel_op_expr(pool, op, std::span(ex.data(), n), std::span(shapes.data(), n));
+}
+
+bool exprs_match(const State& state) {
+  return state.kexpr.size() == state.kernel.num_tensors() && (!state.open || state.bexpr.size() == state.block.tiles.size());
+}
+
+std::optional<expr::ExprId> op_fits(State& state, const Op& op, expr::ExprPool& pool) {
+  if (!op_kind_valid(op) || !exprs_match(state)) return std::nullopt;
+  if (state.open) {
+    if (state.block.add_op(op) != Verdict::Ok) return std::nullopt;
+    state.block.pop_op();
+  } else {
+    if (state.kernel.add_op(op) != Verdict::Ok) return std::nullopt;
+    state.kernel.pop_op();
+  }
+  return op_query(state, op, pool);
+}
+
+// An op of a symbolic opening: every launch it keeps alive must take it; its query is the first one's.
+std::optional<expr::ExprId> symbolic_op_fits(const State& state, const Step& st, const Generator& gen, State& scratch) {
+  if (!state.open || !state.family.symbolic() || !op_kind_valid(st.op) || st.launches == 0 ||
+      (st.launches & ~state.family.alive_now()) != 0 || state.family.alive.full())
+    return std::nullopt;
+  scratch = state;
+  for (uint64_t bits = st.launches; bits != 0; bits &= bits - 1) {
+    Generator::rebase(scratch, std::countr_zero(bits));
+    if (scratch.block.add_op(st.op) != Verdict::Ok) return std::nullopt;
+    scratch.block.pop_op();
+  }
+  Generator::rebase(scratch, std::countr_zero(st.launches));
+  if (!exprs_match(scratch)) return std::nullopt;
+  return op_query(scratch, st.op, gen.pool());
+}
+
+bool opening_fits(const State& state, const Step& st, const Generator& gen, State& scratch) {
+  if (state.open || st.inputs.size() < 1 || st.inputs.size() > kMaxBlockInputs || st.loop < 1) return false;
+  for (int32_t g : st.grid)
+    if (g < 1) return false;
+  for (const BlockInput& in : st.inputs)
+    if (in.tensor < 0 || in.tensor >= state.kernel.num_tensors()) return false;
+  scratch = state;
+  try {
+    gen.apply_in_place(scratch, st);  // a symbolic opening's launches are looked up checked (at())
+  } catch (const std::out_of_range&) {
+    return false;
+  }
+  BlockGraph replayed;
+  return scratch.block.inputs.size() == st.inputs.size() && exprs_match(scratch) &&
+         replay_block(scratch.block, scratch.block.grid, scratch.block.loop, scratch.kernel.tensors.span(),
+                      replayed) == Verdict::Ok &&
+         family_holds(scratch, scratch.kernel);
+}
+
+bool closing_fits(const State& state, const Step& st, const Generator& gen, State& scratch) {
+  if (!state.open || !exprs_match(state)) return false;
+  if (state.family.symbolic() &&
+      (st.launch < 0 || st.launch >= state.family.launches.size() || !(state.family.alive_now() >> st.launch & 1)))
+    return false;
+  for (int8_t d : st.omap)
+    if (d < kNoDim || d >= kMaxRank) return false;
+  scratch = state;
+  gen.apply_in_place(scratch, st);
+  // The kernel graph replays the block graph as it takes it: a closing it refused leaves it as it was.
+  return scratch.kernel.blocks.size() == state.kernel.blocks.size() + 1 && exprs_match(scratch);
+}
+
 }  // namespace
+
+std::optional<expr::ExprId> step_fits(State& state, const Step& step, const Generator& gen, State& scratch) {
+  switch (step.kind) {
+    case Step::Kind::KernelOp:
+      return state.open ? std::nullopt : op_fits(state, step.op, gen.pool());
+    case Step::Kind::BlockOp:
+      if (step.launches != 0) return symbolic_op_fits(state, step, gen, scratch);
+      return !state.open || state.family.symbolic() ? std::nullopt : op_fits(state, step.op, gen.pool());
+    case Step::Kind::OpenBlock:
+      return opening_fits(state, step, gen, scratch) ? std::optional(kNoQuery) : std::nullopt;
+    case Step::Kind::CloseBlock:
+      return closing_fits(state, step, gen, scratch) ? std::optional(kNoQuery) : std::nullopt;
+  }
+  return std::nullopt;  // a kind no step has
+}
 
 bool well_formed(const State& state, const GraphRules& rules) {
   State rebuilt;

@@ -68,6 +68,10 @@ Step unpack_step(const Node& n, std::span<const Step> whole_steps) {
   return st;
 }
 
+bool whole_step_within(const Node& n, size_t whole_steps) {
+  return (n.step & 0xFF) != kWhole || (n.step >> 32) < whole_steps;
+}
+
 uint64_t step_hash(const Step& st) {
   // In a symbolic opening one op can make two children (its expression differs between launches):
   // their launches tell them apart.
@@ -149,6 +153,20 @@ void Level::add(NodeSlab&& s) {
   bytes_ += s.bytes();
   pending_ = nodes_;
   slabs_.push_back(std::move(s));
+}
+
+void Level::restore(std::vector<NodeSlab>&& slabs, size_t pending) {
+  *this = Level{};
+  for (NodeSlab& s : slabs) {
+    if (s.nodes.size() > NodeSlab::kNodes || slabs_.size() >= (size_t{1} << (32 - NodeSlab::kBits)) - 1)
+      throw std::logic_error("Level::restore: a slab or the level is too big for a NodeId");
+    first_.push_back(nodes_);
+    nodes_ += s.nodes.size();
+    bytes_ += s.bytes();
+    slabs_.push_back(std::move(s));
+  }
+  if (pending > nodes_) throw std::logic_error("Level::restore: more pending nodes than nodes");
+  pending_ = pending;
 }
 
 size_t Level::slab_at(size_t position) const {

@@ -48,6 +48,9 @@ struct NodeSlab {
   Frontier bases;
   std::vector<uint64_t> base_keys;
   std::vector<uint32_t> whole_slots;  // while the slab fills: 1 + index of a whole step by its hash, 0 free
+  // Once written to a checkpoint (a joined slab never changes but for dropping expanded nodes from its
+  // end): the id it is kept under there (0: not written), and its encoding's bytes and hash.
+  uint64_t saved = 0, saved_bytes = 0, saved_hash = 0;
 
   bool full() const { return nodes.size() == kNodes; }
   bool empty() const { return nodes.empty(); }
@@ -61,6 +64,7 @@ struct NodeSlab {
     bases.clear();
     base_keys.clear();
     whole_slots.clear();
+    saved = saved_bytes = saved_hash = 0;
   }
   // Once the slab takes no more nodes: the index of its whole_steps is freed.
   void seal() { whole_slots = {}; }
@@ -80,6 +84,9 @@ struct NodeSlab {
 // A node's whole step is found in the whole_steps of its slab (or of the buffer that holds it).
 uint64_t pack_step(const Step& st, uint32_t whole);
 Step unpack_step(const Node& n, std::span<const Step> whole_steps);
+// Whether a node's whole step, if it has one, is among its slab's `whole_steps` (read from a file, it
+// may not be).
+bool whole_step_within(const Node& n, size_t whole_steps);
 // Without building a Step (a cursor's hot path): whether a node's step is an op, and which.
 bool is_op(const Node& n);
 Op op_of(const Node& n);
@@ -103,9 +110,20 @@ class Level {
   size_t bytes() const { return bytes_; }
   const Node& node(NodeId id) const { return slabs_[id >> NodeSlab::kBits].nodes[id & (NodeSlab::kNodes - 1)]; }
   const NodeSlab& slab_of(NodeId id) const { return slabs_[id >> NodeSlab::kBits]; }
+  size_t nodes() const { return nodes_; }
+  size_t slab_count() const { return slabs_.size(); }
+  NodeSlab& slab(size_t i) { return slabs_[i]; }
+  const NodeSlab& slab(size_t i) const { return slabs_[i]; }
+  // Whether `id` names a node of the level (a parent read from a file is checked so).
+  bool holds(NodeId id) const {
+    const size_t s = id >> NodeSlab::kBits;
+    return s < slabs_.size() && (id & (NodeSlab::kNodes - 1)) < slabs_[s].nodes.size();
+  }
 
   // A slab joins as pending nodes; the level must have no expanded node (a child level never has).
   void add(NodeSlab&& s);
+  // The level as a checkpoint left it: these slabs, the first `pending` nodes not yet expanded.
+  void restore(std::vector<NodeSlab>&& slabs, size_t pending);
   // The ids of the last n pending nodes, in slab order.
   void peek_back(size_t n, std::vector<NodeId>& out) const;
   // Marks the last n pending nodes expanded.
