@@ -81,6 +81,7 @@ class Bfs {
   std::vector<NodeId> carried_;  // the states carried into the next batch (or the running one)
   Committed before_batch_;
   bool cut_ = false;  // the last batch was cut short: the checkpoint holds before_batch_
+  double fastest_checkpoint_s_ = 0;  // this run's quickest checkpoint: what each costs but its nodes
   TreeSource tree_source_;  // what a checkpoint writes of the frontier
 };
 
@@ -246,13 +247,17 @@ Bfs::Committed Bfs::committed() const {
 }
 
 // A checkpoint skipped costs only the work a resume redoes from the one before, while writing one
-// costs in proportion to the nodes made since the last: a level's is skipped when, at the seconds per
-// node the checkpoints so far took, it would take them past their share of the run's time. With
+// costs its files' fixed costs (their syncs) and the nodes made since the last: a level's is skipped
+// when it would take the checkpoints past their share of the run's time. Its cost is predicted as
+// the quickest checkpoint so far (a bound on the fixed part) and, per node, what the others took
+// beyond it: a first checkpoint of a few nodes, all fixed cost, does not make every node look dear. With
 // ranks, every rank writes one or none: each must reach the commit's collective.
 void Bfs::level_done() {
   if (!options_.checkpoints) return;
-  const double per_node = tree_source_.written() > 0 ? result_.checkpoint_s / double(tree_source_.written()) : 0;
-  const double predicted = per_node * double(tree_source_.unwritten());
+  const uint64_t written = result_.checkpoints_written;
+  const double beyond_fixed = result_.checkpoint_s - double(written) * fastest_checkpoint_s_;
+  const double per_node = tree_source_.written() > 0 ? beyond_fixed / double(tree_source_.written()) : 0;
+  const double predicted = fastest_checkpoint_s_ + per_node * double(tree_source_.unwritten());
   const bool over = options_.checkpoint_share < 1 &&
                     result_.checkpoint_s + predicted > options_.checkpoint_share * seconds_since(start_time_);
   if (exchange_.any(over)) {
@@ -286,8 +291,10 @@ void Bfs::save(bool complete) {
   checkpoint.complete = complete;
   tree_source_.prepare(schedule_.current(), carried_);
   exchange_.store(*options_.checkpoints, checkpoint, tree_source_);
+  const double took = seconds_since(start);
+  fastest_checkpoint_s_ = result_.checkpoints_written == 0 ? took : std::min(fastest_checkpoint_s_, took);
   ++result_.checkpoints_written;
-  result_.checkpoint_s += seconds_since(start);
+  result_.checkpoint_s += took;
 }
 
 }  // namespace
