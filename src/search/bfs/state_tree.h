@@ -4,7 +4,7 @@
 // costs a fraction of the memory, and expanding it costs one step taken back and one applied per state
 // (Cursor, cursor.h) instead of a decode, and nothing per child but the node. The levels above the
 // one being expanded stay, as the ancestors of what is left. A state with no parent in the tree (the
-// root, a resumed checkpoint's states, those another rank sent) is a base: its encoding is kept
+// root, a resumed checkpoint's carried states, those another rank sent) is a base: its encoding is kept
 // whole, with its key. Internal to src/search.
 #include <cstdint>
 #include <span>
