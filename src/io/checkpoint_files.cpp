@@ -187,19 +187,18 @@ void DirectoryCheckpoints::write(const Checkpoint& checkpoint, CheckpointSource&
   write_checkpoint_file(path, checkpoint, states);
   // The slabs neither this checkpoint nor the one before holds go: the one before stays whole until
   // this one is committed (with ranks, by rank 0, after every rank has written it).
-  std::set<uint64_t> keep = slab_ids(states.tree());
-  const std::set<uint64_t> now = keep;
-  keep.insert(last_slabs_.begin(), last_slabs_.end());
+  std::set<uint64_t> now = slab_ids(states.tree());
   const std::string prefix = slab_prefix(rank);
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(prefix, 0) != 0 || !name.ends_with(".ugs")) continue;
-    const std::string id = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 19) continue;
-    if (!keep.contains(std::stoull(id))) std::filesystem::remove(entry.path(), error);
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 19) continue;
+    const uint64_t id = std::stoull(digits);
+    if (!now.contains(id) && !last_slabs_.contains(id)) std::filesystem::remove(entry.path(), error);
   }
-  last_slabs_ = now;
+  last_slabs_ = std::move(now);
 }
 
 HugeBytes DirectoryCheckpoints::read_slab(int rank, const CheckpointSlab& slab) const {

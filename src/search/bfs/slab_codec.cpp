@@ -27,13 +27,10 @@ void encode_slab(const NodeSlab& slab, std::vector<uint8_t>& out) {
   out.reserve(sizeof counts + counts.nodes * sizeof(Node) + counts.whole * sizeof(Step) + counts.base_bytes +
               counts.bases * sizeof(uint64_t));
   append(out, &counts, 1);
-  const size_t nodes_at = out.size();
-  append(out, slab.nodes.data(), slab.nodes.size());
-  for (size_t i = 0; i < counts.nodes; ++i) {  // the query ids mean nothing to another run
-    Node n;
-    std::memcpy(&n, out.data() + nodes_at + i * sizeof(Node), sizeof n);
+  // The queries are ids in this run's pool, meaningless to another.
+  for (Node n : slab.nodes) {
     n.query = kNoQuery;
-    std::memcpy(out.data() + nodes_at + i * sizeof(Node), &n, sizeof n);
+    append(out, &n, 1);
   }
   for (Step st : slab.whole_steps) {
     st.query = kNoQuery;

@@ -157,14 +157,7 @@ void Level::add(NodeSlab&& s) {
 
 void Level::restore(std::vector<NodeSlab>&& slabs, size_t pending) {
   *this = Level{};
-  for (NodeSlab& s : slabs) {
-    if (s.nodes.size() > NodeSlab::kNodes || slabs_.size() >= (size_t{1} << (32 - NodeSlab::kBits)) - 1)
-      throw std::logic_error("Level::restore: a slab or the level is too big for a NodeId");
-    first_.push_back(nodes_);
-    nodes_ += s.nodes.size();
-    bytes_ += s.bytes();
-    slabs_.push_back(std::move(s));
-  }
+  for (NodeSlab& s : slabs) add(std::move(s));  // a checkpoint's slabs are never empty: their ids stay
   if (pending > nodes_) throw std::logic_error("Level::restore: more pending nodes than nodes");
   pending_ = pending;
 }
