@@ -124,7 +124,7 @@ TEST(StateTree, ACursorStandsOnTheStateTheStepsMakeInAnyOrder) {
   EXPECT_GT(open, 1000u);  // inside block graphs, across whole_steps and closings
 }
 
-TEST(StateTree, ALevelTakesFromTheBackAndForgetsWhatWasExpanded) {
+TEST(StateTree, ALevelTakesFromTheFrontAndForgetsWhatWasExpanded) {
   Level l;
   std::vector<size_t> slab_bytes;
   const int sizes[] = {5, 8, 5};
@@ -136,32 +136,38 @@ TEST(StateTree, ALevelTakesFromTheBackAndForgetsWhatWasExpanded) {
   }
   EXPECT_EQ(l.bytes(), slab_bytes[0] + slab_bytes[1] + slab_bytes[2]);
   std::vector<NodeId> ids;
-  l.peek_back(7, ids);
+  l.peek_front(7, ids);
   ASSERT_EQ(ids.size(), 7u);
   std::vector<uint32_t> parents;
   for (NodeId id : ids) parents.push_back(l.node(id).parent);
-  EXPECT_EQ(parents, (std::vector<uint32_t>{16, 17, 20, 21, 22, 23, 24}));
-  l.drop_back(7);
+  EXPECT_EQ(parents, (std::vector<uint32_t>{0, 1, 2, 3, 4, 10, 11}));
+  l.drop_front(7);
   EXPECT_EQ(l.pending(), 11u);
+  l.slab(1).saved = 5;  // as if written to a checkpoint
+  l.slab(2).saved = 6;
   std::vector<NodeSlab> spare;
   l.drop_expanded(spare);
-  EXPECT_EQ(spare.size(), 1u);  // the last slab, all expanded
-  // The slab cut back keeps its buffer (to be reused), so its bytes still count.
-  EXPECT_EQ(l.bytes(), slab_bytes[0] + slab_bytes[1]);
+  EXPECT_EQ(spare.size(), 1u);  // the first slab, all expanded
+  // The slab cut at its front keeps its buffer (to be reused), so its bytes still count; it is no
+  // longer what the checkpoint wrote, the one after it still is.
+  EXPECT_EQ(l.bytes(), slab_bytes[1] + slab_bytes[2]);
+  EXPECT_EQ(l.slab(0).saved, 0u);
+  EXPECT_EQ(l.slab(1).saved, 6u);
   l.pending_ids(ids);
   ASSERT_EQ(ids.size(), 11u);
-  EXPECT_EQ(l.node(ids.back()).parent, 15u);
+  EXPECT_EQ(l.node(ids.front()).parent, 12u);
+  EXPECT_EQ(l.node(ids.back()).parent, 24u);
   NodeSlab more;
   more.nodes.push_back({99, 0, 0});
   const size_t more_bytes = more.bytes();
   l.add(std::move(more));  // a level that forgot its expanded nodes takes new ones
   EXPECT_EQ(l.pending(), 12u);
-  EXPECT_EQ(l.bytes(), slab_bytes[0] + slab_bytes[1] + more_bytes);
+  EXPECT_EQ(l.bytes(), slab_bytes[1] + slab_bytes[2] + more_bytes);
 }
 
-// Batches taken from the back of a level of uneven slabs, some cut back by drop_expanded, name the
-// pending nodes in slab order, each once: read back through node(), the parents count down.
-TEST(StateTree, BatchesFromTheBackNameEachPendingNodeOnce) {
+// Batches taken from the front of a level of uneven slabs, some of it forgotten by drop_expanded, name
+// the pending nodes in slab order, each once: read back through node(), the parents count up.
+TEST(StateTree, BatchesFromTheFrontNameEachPendingNodeOnce) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 20; ++trial) {
     Level l;
@@ -172,19 +178,22 @@ TEST(StateTree, BatchesFromTheBackNameEachPendingNodeOnce) {
       l.add(std::move(slab));
     }
     std::vector<NodeSlab> spare;
-    if (trial % 2) {  // cut back part of the level first
-      l.drop_back(rng() % total);
+    uint32_t next = 0;  // the parent the first pending node names
+    if (trial % 2) {  // forget the front of the level first
+      next = rng() % total;
+      l.drop_front(next);
       l.drop_expanded(spare);
+      ASSERT_EQ(l.nodes(), total - next);
     }
     while (l.pending() > 0) {
       const size_t pending = l.pending(), n = 1 + rng() % 50;
-      std::vector<NodeId> ids{kBase};  // peek_back appends
-      l.peek_back(n, ids);
+      std::vector<NodeId> ids{kBase};  // peek_front appends
+      l.peek_front(n, ids);
       ASSERT_EQ(ids.size(), 1 + std::min(n, pending));
-      for (size_t k = 1; k < ids.size(); ++k)
-        ASSERT_EQ(l.node(ids[k]).parent, pending - (ids.size() - k)) << "trial " << trial << ", id " << k;
-      l.drop_back(ids.size() - 1);
+      for (size_t k = 1; k < ids.size(); ++k) ASSERT_EQ(l.node(ids[k]).parent, next++) << "trial " << trial;
+      l.drop_front(ids.size() - 1);
     }
+    ASSERT_EQ(next, total);
   }
 }
 

@@ -20,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kMagic[] = "UGSCKPT5";  // 5: the tree's slabs in files of their own
+constexpr char kMagic[] = "UGSCKPT6";  // 6: a level's pending nodes are its last
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
 
 // A header field of the wrong kind: nlohmann's get() converts any number to any arithmetic type, so

@@ -28,7 +28,7 @@ json ranks_json(const std::vector<RankStats>& ranks) {
 }
 
 json idle_json(const IdleTimes& i) {
-  return {{"expand", i.expand}, {"deferred", i.deferred}, {"misses", i.misses}, {"confirm", i.confirm},
+  return {{"expand", i.expand}, {"deferred", i.deferred}, {"confirm", i.confirm},
           {"dedup", i.dedup}, {"keep", i.keep}, {"route", i.route}, {"fingerprint", i.fingerprint},
           {"serial", i.serial}};
 }

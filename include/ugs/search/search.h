@@ -96,7 +96,7 @@ struct FoundGraph {
 // (the batch's bookkeeping, oracle calls, confirmations, checkpoints) and the others wait. A resumed
 // run counts only its own waiting, not that of the run its checkpoint came from.
 struct IdleTimes {
-  double expand = 0, deferred = 0, misses = 0, confirm = 0, dedup = 0, keep = 0, route = 0;
+  double expand = 0, deferred = 0, confirm = 0, dedup = 0, keep = 0, route = 0;
   double fingerprint = 0, serial = 0;
 };
 

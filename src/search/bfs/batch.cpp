@@ -24,6 +24,7 @@ void Chunk::clear() {
   empty(whole_slots);
   empty(keys);
   empty(keep);
+  empty(promise);
   kernel_level.clear();
   kernel_level_child.clear();
   empty(misses);

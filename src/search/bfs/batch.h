@@ -14,10 +14,11 @@
 
 namespace ugs::search_detail {
 
-// A step offered from state `parent` of the batch, waiting for the oracle's answer.
+// A child whose step's query waits for the oracle's answer: made in its place among the chunk's
+// children, not kept until the answer says so.
 struct Pending {
-  uint32_t parent;
-  Step step;
+  uint32_t child;  // its index among the chunk's children
+  expr::ExprId query;
 };
 
 // What one chunk produces.
@@ -26,10 +27,11 @@ struct Chunk {
   std::vector<Step> whole_steps;             // the children's distinct steps stored whole (a node names one)
   std::vector<uint32_t> whole_slots;         // whole_steps by hash (store_whole)
   std::vector<uint64_t> keys;                // per child: its key
-  std::vector<uint8_t> keep;                 // whether it survives dedup and routing (1 when made)
+  std::vector<uint8_t> keep;                 // whether it survives the oracle, dedup and routing
+  std::vector<uint8_t> promise;              // per child: how near it looks to a μGraph (promise.h)
   std::vector<KernelGraph> kernel_level;     // function dedup: the children outside any block graph
   std::vector<uint32_t> kernel_level_child;  // and their index among the chunk's children
-  std::vector<Pending> misses;               // steps whose query the oracle's cache did not know
+  std::vector<Pending> misses;               // children whose query the oracle's cache did not know
   std::vector<uint32_t> deferred;            // states with completions: expanded once they are verified
   // Emptied; a buffer over 1 MiB is freed, so that a batch of states with thousands of children each
   // does not leave every chunk holding its largest buffers for the rest of the search.

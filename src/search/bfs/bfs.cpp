@@ -163,7 +163,7 @@ void Bfs::run() {
     store_.reserve_depths(depth + 2);
     if (!expand(depth, states, drain)) break;  // the children go to the next depth; cut short, it stays pending
     result_.peak_frontier_mib = std::max(result_.peak_frontier_mib, double(store_.bytes()) / (1 << 20));
-    store_.level(depth).drop_back(expander_.batch().own);
+    store_.level(depth).drop_front(expander_.batch().own);
   }
   store_.flush();
   save(!engine_.stop.load());
@@ -185,7 +185,7 @@ bool Bfs::expand(int depth, size_t states, bool drain) {
   if (!cut()) expander_.expand_chunks(store_);
   if (!cut()) completions_.verify(batch, team_);
   if (!cut()) expander_.expand_deferred(store_);
-  if (!cut()) expander_.settle_misses(store_, exchange_);
+  if (!cut()) expander_.settle_misses(exchange_);
   cut_ = cut();  // a phase cut short leaves its outputs incomplete: the children are not kept
   engine_.oracle.add_cache_hits(expander_.cache_hits());
   stats.candidates += expander_.candidates();

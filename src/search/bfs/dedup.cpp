@@ -61,7 +61,9 @@ void Deduplicator::deal_keys(const Batch& batch, int thread, size_t begin, size_
   for (std::vector<KeyAt>& share : by_share) share.clear();
   for (size_t c = begin; c < end; ++c) {
     const std::vector<uint64_t>& keys = batch.chunks[c].keys;
+    const std::vector<uint8_t>& keep = batch.chunks[c].keep;
     for (size_t i = 0; i < keys.size(); ++i) {
+      if (!keep[i]) continue;  // pruned by the oracle
       const uint64_t key = std::max<uint64_t>(keys[i], 1);
       by_share[share_of(key, threads)].push_back({key, static_cast<uint32_t>(c), static_cast<uint32_t>(i)});
     }

@@ -1,8 +1,10 @@
 #include "search/bfs/expander.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
+#include "search/bfs/promise.h"
 #include "search/bfs/rank_exchange.h"
 
 namespace ugs::search_detail {
@@ -18,7 +20,7 @@ void Expander::begin(const LevelStore& store, int depth, size_t n, const std::ve
   depth_ = depth;
   const Level& level = store.level(depth);
   batch_.nodes.clear();
-  level.peek_back(n, batch_.nodes);
+  level.peek_front(n, batch_.nodes);
   batch_.lay_out(carried, team_.size(), drain || !completions_.pipelined() || level.pending() == batch_.nodes.size());
   completions_.begin(batch_);
   for (Scratch& s : scratch_) s.candidates = s.cache_hits = 0;
@@ -90,6 +92,7 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
   Scratch& s = scratch_[thread];
   Worker& worker = workers_[thread];
   s.steps.clear();
+  s.promise = state_promise(engine_.gen.pool(), s.cursor.state());
   engine_.gen.candidates(s.cursor.state(), s.steps, worker.counters.pruned);
   count_symbolic(s.cursor.state(), s.steps, worker.counters);
   worker.counters.candidates += s.steps.size();
@@ -100,8 +103,9 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
       continue;
     }
     const std::optional<bool> known = engine_.oracle.cached(step.query);
-    if (!known) {
-      chunk.misses.push_back({i, step});
+    if (!known) {  // made now, in the generator's order, and kept if the answer says so
+      chunk.misses.push_back({static_cast<uint32_t>(chunk.children.size()), step.query});
+      make_child(i, step, chunk, thread, 0);
     } else {
       ++s.cache_hits;
       if (*known)
@@ -114,7 +118,7 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
 
 // The child of batch state i by `step`: its parent, step and key. Function dedup also needs the graph
 // of a child outside any block graph, applied to a copy of the parent (the thread's cursor stands on it).
-void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread) {
+void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread, uint8_t keep) {
   const bool kernel_level = step.kind == Step::Kind::CloseBlock || step.kind == Step::Kind::KernelOp;
   if (dedup_ == Dedup::Function && kernel_level) {
     State& child = scratch_[thread].child = scratch_[thread].cursor.state();
@@ -126,7 +130,8 @@ void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread
   const uint32_t whole = stored_whole(step) ? store_whole(chunk.whole_steps, chunk.whole_slots, step) : 0;
   chunk.children.push_back({batch_.nodes[i], step.query, pack_step(step, whole)});
   chunk.keys.push_back(child_key(batch_.keys[i], step_hash(step)));
-  chunk.keep.push_back(1);  // here, on the chunk's thread, rather than serially after the batch
+  chunk.promise.push_back(std::max(scratch_[thread].promise, expr_promise(engine_.gen.pool(), step.query)));
+  chunk.keep.push_back(keep);  // here, on the chunk's thread, rather than serially after the batch
 }
 
 void Expander::expand_deferred(const LevelStore& store) {
@@ -149,54 +154,50 @@ void Expander::expand_deferred(const LevelStore& store) {
   collector_.counters.phase_s.expand += seconds_since(start);
 }
 
-void Expander::settle_misses(const LevelStore& store, RankExchange& exchange) {
-  auto start = Clock::now();
+void Expander::settle_misses(RankExchange& exchange) {
+  const auto start = Clock::now();
   queries_.clear();
   for (size_t c = 0; c < batch_.chunk_count; ++c)
-    for (const Pending& p : batch_.chunks[c].misses) queries_.push_back(p.step.query);
+    for (const Pending& p : batch_.chunks[c].misses) queries_.push_back(p.query);
   exchange.share_z3(queries_);
   engine_.oracle.is_subexpr_batch(queries_, answers_, stop_);
-  collector_.counters.phase_s.expr += seconds_since(start);
-  if (queries_.empty()) return;
-
-  start = Clock::now();
-  std::vector<size_t> first(batch_.chunk_count + 1, 0);  // chunk c's answers start at first[c]
-  for (size_t c = 0; c < batch_.chunk_count; ++c) first[c + 1] = first[c] + batch_.chunks[c].misses.size();
-  team_.each_chunk(&IdleTimes::misses, batch_.chunk_count, [&](size_t c, int thread) {
-    Chunk& chunk = batch_.chunks[c];
-    for (size_t k = 0; k < chunk.misses.size(); ++k) {
-      const Pending& p = chunk.misses[k];
-      if (!answers_[first[c] + k]) {
-        ++workers_[thread].counters.pruned.expr;
-        continue;
-      }
-      if (dedup_ == Dedup::Function) visit(store, p.parent, thread);
-      make_child(p.parent, p.step, chunk, thread);
+  size_t answer = 0;
+  for (size_t c = 0; c < batch_.chunk_count; ++c)
+    for (const Pending& p : batch_.chunks[c].misses) {
+      if (answers_[answer++])
+        batch_.chunks[c].keep[p.child] = 1;
+      else
+        ++collector_.counters.pruned.expr;
     }
-  });
-  collector_.counters.phase_s.expand += seconds_since(start);
+  collector_.counters.phase_s.expr += seconds_since(start);
 }
 
+// A stable counting sort of the kept children by promise, most promising first: within a promise
+// they stay in chunk order, the generator's.
 void Expander::keep_children(LevelStore& store) {
-  const size_t n = batch_.chunk_count;
-  first_child_.resize(n + 1);
-  first_child_[0] = 0;
-  for (size_t c = 0; c < n; ++c) first_child_[c + 1] = first_child_[c] + batch_.chunks[c].children.size();
-  const size_t total = first_child_[n];
-  const int threads = team_.size();
-  team_.each_thread(&IdleTimes::keep, [&](int thread) {
-    const size_t to = total * (thread + 1) / threads;
-    size_t from = total * thread / threads;
-    size_t c = static_cast<size_t>(std::upper_bound(first_child_.begin(), first_child_.end(), from) -
-                                   first_child_.begin()) - 1;
-    for (; from < to; ++c) {
-      const Chunk& chunk = batch_.chunks[c];
-      const size_t end = std::min(first_child_[c + 1], to) - first_child_[c];
-      for (size_t i = from - first_child_[c]; i < end; ++i)
-        if (chunk.keep[i]) store.keep_node(thread, chunk.children[i], chunk.whole_steps);
-      from = first_child_[c] + end;
+  const auto bucket = [](const Chunk& chunk, size_t i) { return 255 - chunk.promise[i]; };
+  std::array<size_t, 257> start{};
+  for (size_t c = 0; c < batch_.chunk_count; ++c) {
+    const Chunk& chunk = batch_.chunks[c];
+    for (size_t i = 0; i < chunk.children.size(); ++i)
+      if (chunk.keep[i]) ++start[bucket(chunk, i) + 1];
+  }
+  for (size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
+  order_.resize(start[256]);
+  for (size_t c = 0; c < batch_.chunk_count; ++c) {
+    const Chunk& chunk = batch_.chunks[c];
+    for (size_t i = 0; i < chunk.children.size(); ++i)
+      if (chunk.keep[i]) order_[start[bucket(chunk, i)]++] = {static_cast<uint32_t>(c), static_cast<uint32_t>(i)};
+  }
+  const std::vector<LevelStore::Piece>& pieces = store.plan_in_order(order_.size());
+  team_.each(&IdleTimes::keep, pieces.size(), [&](size_t p, int) {
+    const LevelStore::Piece& piece = pieces[p];
+    for (size_t k = piece.from; k < piece.to; ++k) {
+      const Chunk& chunk = batch_.chunks[order_[k].first];
+      piece.slab->push_copy(chunk.children[order_[k].second], chunk.whole_steps);
     }
-  });
+  }, /*dynamic=*/true);
+  store.join_in_order();
 }
 
 }  // namespace ugs::search_detail

@@ -42,11 +42,11 @@ class Expander {
   // now, and those none of whose completions passed are expanded.
   void expand_deferred(const LevelStore& store);
   // The queries the cache did not know, in one oracle call that answers each distinct one once (with
-  // ranks, those only z3 can answer once over all ranks); then the children of the kept steps.
-  void settle_misses(const LevelStore& store, RankExchange& exchange);
-  // The children that survived dedup and routing into the threads' open slabs of depth + 1: thread t
-  // takes the t-th of equal slices of the batch's children in chunk order, so the level's order does
-  // not depend on timing, and the copying is balanced however unevenly the children fall in chunks.
+  // ranks, those only z3 can answer once over all ranks); the children they wait on kept or not.
+  void settle_misses(RankExchange& exchange);
+  // The children that survived the oracle, dedup and routing into level depth + 1, after the nodes
+  // kept before: most promising first (promise.h), then in the generator's order, so the level's
+  // order does not depend on timing. The threads copy them in parallel, a slab each (LevelStore).
   void keep_children(LevelStore& store);
 
   // This batch's steps, and the queries the cache answered inline.
@@ -60,13 +60,15 @@ class Expander {
     std::unique_ptr<FingerprintContext> fingerprints;  // the backend's reuse between this thread's candidates
     State child;  // function dedup: a child, applied to a copy of its parent
     std::vector<Step> steps;
+    uint8_t promise = 0;  // the state under the cursor's (promise.h)
     uint64_t candidates = 0, cache_hits = 0;  // this batch's
   };
   static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor
 
   void visit(const LevelStore& store, uint32_t i, int thread);  // moves the thread's cursor to batch state i
   void generate(uint32_t i, Chunk& chunk, int thread);           // state i, under the thread's cursor
-  void make_child(uint32_t i, const Step& step, Chunk& chunk, int thread);
+  // `keep`: 0 while the oracle has still to answer its query.
+  void make_child(uint32_t i, const Step& step, Chunk& chunk, int thread, uint8_t keep = 1);
 
   const Engine& engine_;
   const Dedup dedup_;
@@ -80,7 +82,7 @@ class Expander {
   std::vector<Scratch> scratch_;
   std::vector<expr::ExprId> queries_;  // reused between batches
   std::vector<uint8_t> answers_;
-  std::vector<size_t> first_child_;    // keep_children: chunk c's children start at first_child_[c]
+  std::vector<std::pair<uint32_t, uint32_t>> order_;  // keep_children: (chunk, child) in the level's order
 };
 
 }  // namespace ugs::search_detail

@@ -1,6 +1,7 @@
 #include "search/bfs/level_store.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace ugs::search_detail {
@@ -69,13 +70,45 @@ NodeSlab& LevelStore::room_in_open(Writer& w) {
   return w.open;
 }
 
-void LevelStore::keep_node(int thread, const Node& node, std::span<const Step> whole_steps) {
-  Writer& w = writers_[thread];
-  NodeSlab& open = room_in_open(w);
-  const size_t opened = open.whole_steps.size();
-  open.push_copy(node, whole_steps);
-  ++w.kept;
-  w.kept_bytes += sizeof(Node) + (open.whole_steps.size() - opened) * sizeof(Step);
+const std::vector<LevelStore::Piece>& LevelStore::plan_in_order(size_t count) {
+  pieces_.clear();
+  piece_slabs_.clear();
+  NodeSlab& open = open_slab();
+  open_nodes_before_ = open.nodes.size();
+  open_steps_before_ = open.whole_steps.size();
+  const size_t head = std::min(count, NodeSlab::kNodes - open.nodes.size());
+  const size_t need = open.nodes.size() + head;  // grown as it fills, at most whole
+  if (open.nodes.capacity() < need)
+    open.nodes.reserve(std::max(need, std::min(NodeSlab::kNodes, 2 * open.nodes.capacity())));
+  pieces_.push_back({0, head, &open});
+  for (size_t from = head; from < count; from += NodeSlab::kNodes) {
+    Writer& first = writers_[0];
+    piece_slabs_.push_back(first.next.nodes.capacity() ? std::exchange(first.next, NodeSlab{}) : take_slab());
+    piece_slabs_.back().nodes.reserve(NodeSlab::kNodes);
+    pieces_.push_back({from, std::min(count, from + NodeSlab::kNodes), nullptr});
+  }
+  for (size_t i = 1; i < pieces_.size(); ++i) pieces_[i].slab = &piece_slabs_[i - 1];
+  return pieces_;
+}
+
+void LevelStore::join_in_order() {
+  NodeSlab& open = open_slab();
+  kept_in_order_ += open.nodes.size() - open_nodes_before_;
+  kept_in_order_bytes_ += (open.nodes.size() - open_nodes_before_) * sizeof(Node) +
+                          (open.whole_steps.size() - open_steps_before_) * sizeof(Step);
+  for (NodeSlab& slab : piece_slabs_) {
+    kept_in_order_ += slab.nodes.size();
+    kept_in_order_bytes_ += slab.nodes.size() * sizeof(Node) + slab.whole_steps.size() * sizeof(Step);
+    if (!open.full()) throw std::logic_error("LevelStore::join_in_order: a piece after an open slab not full");
+    open.seal();
+    levels_[open_depth_].add(std::exchange(open, std::move(slab)));
+  }
+  if (open.full()) {
+    open.seal();
+    levels_[open_depth_].add(std::exchange(open, NodeSlab{}));
+  }
+  piece_slabs_.clear();
+  pieces_.clear();
 }
 
 void LevelStore::keep_base(int thread, const uint8_t* state, size_t bytes, uint64_t key) {
@@ -87,16 +120,17 @@ void LevelStore::keep_base(int thread, const uint8_t* state, size_t bytes, uint6
 
 void LevelStore::reset_kept() {
   for (Writer& w : writers_) w.kept = w.kept_bytes = 0;
+  kept_in_order_ = kept_in_order_bytes_ = 0;
 }
 
 uint64_t LevelStore::kept() const {
-  uint64_t n = 0;
+  uint64_t n = kept_in_order_;
   for (const Writer& w : writers_) n += w.kept;
   return n;
 }
 
 uint64_t LevelStore::kept_bytes() const {
-  uint64_t n = 0;
+  uint64_t n = kept_in_order_bytes_;
   for (const Writer& w : writers_) n += w.kept_bytes;
   return n;
 }

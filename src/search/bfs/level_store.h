@@ -1,10 +1,12 @@
 #pragma once
 // Every node of the breadth-first tree (state_tree.h), by depth, and where new children go. A depth's
-// nodes are its Level: the pending ones and, once expanded, the ancestors of deeper ones. Each thread
-// writes the children it keeps into an open slab of its own, which lives across batches and joins its
-// level when full (in thread order, after the batch) or when flushed: before that level is read,
-// before the schedule looks for states, before a checkpoint. Slabs of dropped levels are reused, so a
-// search under a memory limit allocates nothing and faults no page after its first levels.
+// nodes are its Level: the pending ones and, once expanded, the ancestors of deeper ones. A batch's
+// children are kept in their order after those kept before (Expander::keep_children decides it): the
+// first fill the open slab, the rest whole slabs, one per task, so the threads copy them in parallel;
+// the open slab lives across batches and joins its level when full or when flushed: before that
+// level is read, before the schedule looks for states, before a checkpoint. States other ranks send
+// go into an open slab per thread. Slabs of dropped levels are reused, so a search under a memory
+// limit allocates nothing and faults no page after its first levels.
 #include <cstdint>
 #include <mutex>
 #include <span>
@@ -37,17 +39,28 @@ class LevelStore {
   // The threads' slabs take children of `depth` from now on (flushing those of another depth first).
   void open(int depth);
   int open_depth() const { return open_depth_; }
-  // Thread t's next slab, readied ahead when its open one is half full: faulting a slab's pages in
-  // costs as much as filling it (on a virtual machine), and here it overlaps the other threads' work.
+  // The open slab's successor, readied ahead (by thread 0) when the open one is half full: faulting a
+  // slab's pages in costs as much as filling it (on a virtual machine), and here it overlaps the
+  // other threads' work.
   void ready_next_slab(int thread);
-  // Into thread t's open slab: a node whose whole step (if it has one) is in `whole_steps`, or a base state.
-  void keep_node(int thread, const Node& node, std::span<const Step> whole_steps);
+
+  // Keeping `count` nodes in order after those kept before: the pieces, each [from, to) of them into
+  // its slab. Every piece is filled once (in parallel, each by one thread), with push_copy, then
+  // join_in_order() takes them: the first piece goes on in the open slab, each other one is a whole
+  // slab but the last, which becomes the open one.
+  struct Piece {
+    size_t from = 0, to = 0;
+    NodeSlab* slab = nullptr;
+  };
+  const std::vector<Piece>& plan_in_order(size_t count);
+  void join_in_order();
+  // Into thread t's own open slab, a base state (order does not matter for those other ranks send).
   void keep_base(int thread, const uint8_t* state, size_t bytes, uint64_t key);
   // The nodes and bytes the threads kept since the last reset_kept().
   void reset_kept();
   uint64_t kept() const;
   uint64_t kept_bytes() const;
-  // The threads' full slabs join the open depth's level, in thread order (after a batch).
+  // The threads' full slabs of bases join the open depth's level, in thread order (after a batch).
   void join_full();
   // And their open ones too; no depth is open afterwards.
   void flush();
@@ -68,6 +81,7 @@ class LevelStore {
   static constexpr size_t kSparePerThread = 4;
 
   NodeSlab take_slab();  // under the lock, once per slab
+  NodeSlab& open_slab() { return writers_[0].open; }  // the tail of the open depth's level
   // The thread's open slab, with room for one more node. A thread's first slab of a level grows as it
   // fills (a small level costs little); one that follows a full one is sized whole at once (readied
   // ahead, usually), so a big level's slabs are never copied as they grow.
@@ -79,6 +93,10 @@ class LevelStore {
   int open_depth_ = -1;  // the depth the open slabs hold children of (-1: none)
   std::vector<NodeSlab> spare_;
   std::mutex spare_lock_;
+  std::vector<Piece> pieces_;         // the plan of the batch being kept
+  std::vector<NodeSlab> piece_slabs_;  // its whole slabs
+  size_t open_nodes_before_ = 0, open_steps_before_ = 0;  // the open slab before the batch
+  uint64_t kept_in_order_ = 0, kept_in_order_bytes_ = 0;
 };
 
 }  // namespace ugs::search_detail

@@ -22,15 +22,23 @@ bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& ch
   return false;
 }
 
+void Schedule::count(uint64_t states, uint64_t children_bytes) {
+  if (cost_.size() <= static_cast<size_t>(current_)) cost_.resize(current_ + 1);
+  cost_[current_].expanded += states;
+  cost_[current_].children_bytes += children_bytes;
+}
+
 size_t Schedule::room_batch(const FrontierView& view) const {
-  const double per_state = expanded_ ? double(children_bytes_) / double(expanded_) : 4096.0;
+  const Cost cost = static_cast<size_t>(current_) < cost_.size() ? cost_[current_] : Cost{};
+  if (cost.expanded == 0) return kFirstBatch;
+  const double per_state = std::max(1.0, double(cost.children_bytes) / double(cost.expanded));
   // With ranks, the limit is on the whole frontier and every rank expands its share of the room.
   const double room = double(limit_bytes_) - double(view.bytes);
   const size_t fit = room > 0 ? static_cast<size_t>(room / per_state / ranks_) : 0;
   // Past the limit the room is near 0, and batches of a few states would each pay a batch's fixed
   // costs: a batch may take children up to a sixteenth of the limit past it.
   const size_t slack = static_cast<size_t>(double(limit_bytes_) / 16 / per_state / ranks_);
-  return std::max({fit, slack, kMinBatch});
+  return std::min(std::max({fit, slack, kMinBatch}), kGrowth * cost.expanded);
 }
 
 size_t Schedule::batch_size(size_t pending, const FrontierView& view) const {

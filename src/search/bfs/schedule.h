@@ -35,21 +35,24 @@ class Schedule {
   // finished at the current depth, so it stays there (their batch drains) instead of moving down.
   bool advance(const FrontierView& view, LevelStore& store, uint64_t& chunks, bool holding);
   // A whole batch of the current depth's `pending` states, or under the limit as many states as the
-  // room left holds children for (by the children's bytes per state so far), at least kMinBatch: the
-  // frontier passes the limit by at most about the children of kMinBatch states.
+  // room left holds children for (by the children's bytes per state so far at this depth), at least
+  // kMinBatch: the frontier passes the limit by at most about the children of kMinBatch states.
+  // Under the limit a depth's first batch is kFirstBatch states and each next one at most kGrowth
+  // times the states it expanded so far: states at one depth can make a hundred times more children
+  // than those above (a kernel graph of four tensors has thousands of openings), so no estimate is
+  // carried from another depth, and one taken from a few states is trusted a few times over only.
   size_t batch_size(size_t pending, const FrontierView& view) const;
   // Whether that batch is cut to the room left: its children may take the frontier past the limit,
   // and the next batch be at another depth, so it carries no states to the next one.
   bool fills_room(size_t pending, const FrontierView& view) const;
   // Whether the frontier is past the limit.
   bool over(const FrontierView& view) const { return limit_bytes_ > 0 && view.bytes > limit_bytes_; }
-  // What a batch cost: the states whose children were kept, and their bytes.
-  void count(uint64_t states, uint64_t children_bytes) {
-    expanded_ += states;
-    children_bytes_ += children_bytes;
-  }
+  // What a batch of the current depth cost: the states whose children were kept, and their bytes.
+  void count(uint64_t states, uint64_t children_bytes);
 
   static constexpr size_t kMinBatch = 16;
+  static constexpr size_t kFirstBatch = 256;
+  static constexpr size_t kGrowth = 4;
 
  private:
   const size_t limit_bytes_;
@@ -57,7 +60,10 @@ class Schedule {
   const int ranks_;
   size_t room_batch(const FrontierView& view) const;  // the states whose children fit the room left
   int current_ = 0;
-  uint64_t expanded_ = 0, children_bytes_ = 0;
+  struct Cost {
+    uint64_t expanded = 0, children_bytes = 0;
+  };
+  std::vector<Cost> cost_;  // per depth
 };
 
 }  // namespace ugs::search_detail

@@ -1,6 +1,6 @@
 #pragma once
 // A slab of the frontier's tree (state_tree.h) as a checkpoint keeps it: a slab joined to its level
-// never changes (but for expanded nodes dropped from its end), so a checkpoint writes each slab once
+// never changes (one that loses expanded nodes is marked unwritten), so a checkpoint writes each slab once
 // and the next ones only name it. The bytes: the counts (nodes, whole steps, bases, the bases' bytes),
 // then the nodes, the whole steps, the bases encoded and their keys. The nodes' and steps' queries are
 // left out: they are ids in the pool of the run that wrote them, and a resume recomputes them.

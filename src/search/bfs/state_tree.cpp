@@ -145,13 +145,11 @@ void NodeSlab::push_base(const uint8_t* encoded, size_t bytes, uint64_t key) {
 
 void Level::add(NodeSlab&& s) {
   if (s.empty()) return;
-  if (pending_ != nodes_) throw std::logic_error("Level::add: the level has expanded nodes");
   if (s.nodes.size() > NodeSlab::kNodes || slabs_.size() >= (size_t{1} << (32 - NodeSlab::kBits)) - 1)
     throw std::logic_error("Level::add: a slab or the level is too big for a NodeId");
   first_.push_back(nodes_);
   nodes_ += s.nodes.size();
   bytes_ += s.bytes();
-  pending_ = nodes_;
   slabs_.push_back(std::move(s));
 }
 
@@ -159,46 +157,53 @@ void Level::restore(std::vector<NodeSlab>&& slabs, size_t pending) {
   *this = Level{};
   for (NodeSlab& s : slabs) add(std::move(s));  // a checkpoint's slabs are never empty: their ids stay
   if (pending > nodes_) throw std::logic_error("Level::restore: more pending nodes than nodes");
-  pending_ = pending;
+  expanded_ = nodes_ - pending;
 }
 
 size_t Level::slab_at(size_t position) const {
   return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), position) - first_.begin()) - 1;
 }
 
-// The positions [pending_ - n, pending_) are runs of consecutive ids, one per slab: filled run by run
-// from the back (a batch's ids are read serially, between its parallel phases).
-void Level::peek_back(size_t n, std::vector<NodeId>& out) const {
-  n = std::min(n, pending_);
-  const size_t start = out.size();
-  out.resize(start + n);
-  size_t at = pending_, left = n;
-  size_t slab = n ? slab_at(at - 1) : 0;
-  while (left > 0) {
-    const size_t from = std::max(first_[slab], at - left);
-    const NodeId first_id = static_cast<NodeId>(slab << NodeSlab::kBits | (from - first_[slab]));
-    NodeId* run = out.data() + start + left - (at - from);
-    for (size_t j = 0; j < at - from; ++j) run[j] = first_id + static_cast<NodeId>(j);
-    left -= at - from;
-    at = from;
-    --slab;
+// The positions [expanded_, expanded_ + n) are runs of consecutive ids, one per slab (a batch's ids
+// are read serially, between its parallel phases).
+void Level::peek_front(size_t n, std::vector<NodeId>& out) const {
+  n = std::min(n, pending());
+  out.reserve(out.size() + n);
+  for (size_t at = expanded_, end = expanded_ + n; at < end;) {
+    const size_t slab = slab_at(at);
+    const size_t to = std::min(end, first_[slab] + slabs_[slab].nodes.size());
+    const NodeId first_id = static_cast<NodeId>(slab << NodeSlab::kBits | (at - first_[slab]));
+    for (size_t j = 0; j < to - at; ++j) out.push_back(first_id + static_cast<NodeId>(j));
+    at = to;
   }
 }
 
 void Level::pending_ids(std::vector<NodeId>& out) const {
   out.clear();
-  peek_back(pending_, out);
+  peek_front(pending(), out);
 }
 
 void Level::drop_expanded(std::vector<NodeSlab>& spare) {
-  while (!slabs_.empty() && first_.back() >= pending_) {
-    bytes_ -= slabs_.back().bytes();
-    spare.push_back(std::move(slabs_.back()));
-    slabs_.pop_back();
-    first_.pop_back();
+  if (expanded_ == 0) return;
+  size_t gone = 0;  // whole slabs expanded
+  while (gone < slabs_.size() && first_[gone] + slabs_[gone].nodes.size() <= expanded_) ++gone;
+  for (size_t i = 0; i < gone; ++i) {
+    bytes_ -= slabs_[i].bytes();
+    spare.push_back(std::move(slabs_[i]));
   }
-  if (!slabs_.empty()) slabs_.back().nodes.resize(pending_ - first_.back());
-  nodes_ = pending_;
+  slabs_.erase(slabs_.begin(), slabs_.begin() + static_cast<std::ptrdiff_t>(gone));
+  if (!slabs_.empty() && first_[gone] < expanded_) {  // the slab holding the first pending node
+    NodeSlab& s = slabs_.front();
+    s.nodes.erase(s.nodes.begin(), s.nodes.begin() + static_cast<std::ptrdiff_t>(expanded_ - first_[gone]));
+    s.saved = s.saved_bytes = s.saved_hash = 0;
+  }
+  first_.clear();
+  nodes_ = 0;
+  for (const NodeSlab& s : slabs_) {
+    first_.push_back(nodes_);
+    nodes_ += s.nodes.size();
+  }
+  expanded_ = 0;
 }
 
 }  // namespace ugs::search_detail

@@ -100,11 +100,12 @@ uint64_t step_hash(const Node& n, std::span<const Step> whole_steps);
 inline uint64_t child_key(uint64_t parent_key, uint64_t step) { return Hasher(parent_key).add(step).value(); }
 
 // The nodes of one depth, in slabs: all of them, expanded or not, since the expanded ones are
-// ancestors of deeper levels. The first `pending()` in slab order are not yet expanded; expansion
-// takes them from the back of that range.
+// ancestors of deeper levels. Expansion takes the first pending nodes, so the expanded ones come
+// first; each batch's children join in the order that a search diving under a memory limit should
+// take them (promise.h, docs/bfs.md).
 class Level {
  public:
-  size_t pending() const { return pending_; }
+  size_t pending() const { return nodes_ - expanded_; }
   // Kept as slabs come and go (a slab's bytes do not change once it joins): read twice a batch, and a
   // big search's levels hold thousands of slabs.
   size_t bytes() const { return bytes_; }
@@ -120,15 +121,17 @@ class Level {
     return s < slabs_.size() && (id & (NodeSlab::kNodes - 1)) < slabs_[s].nodes.size();
   }
 
-  // A slab joins as pending nodes; the level must have no expanded node (a child level never has).
+  // A slab joins as pending nodes, after those the level holds.
   void add(NodeSlab&& s);
-  // The level as a checkpoint left it: these slabs, the first `pending` nodes not yet expanded.
+  // The level as a checkpoint left it: these slabs, the last `pending` nodes not yet expanded.
   void restore(std::vector<NodeSlab>&& slabs, size_t pending);
-  // The ids of the last n pending nodes, in slab order.
-  void peek_back(size_t n, std::vector<NodeId>& out) const;
-  // Marks the last n pending nodes expanded.
-  void drop_back(size_t n) { pending_ -= n; }
-  // Forgets the expanded nodes (their subtrees are done); emptied slabs go to `spare`.
+  // The ids of the first n pending nodes, in slab order.
+  void peek_front(size_t n, std::vector<NodeId>& out) const;
+  // Marks the first n pending nodes expanded.
+  void drop_front(size_t n) { expanded_ += std::min(n, pending()); }
+  // Forgets the expanded nodes (their subtrees are done); the pending ones move to the front, so
+  // their ids change (nothing deeper names them), and emptied slabs go to `spare`. A slab that loses
+  // some of its nodes is no longer the one a checkpoint wrote.
   void drop_expanded(std::vector<NodeSlab>& spare);
   // The pending nodes' ids, in slab order.
   void pending_ids(std::vector<NodeId>& out) const;
@@ -138,7 +141,7 @@ class Level {
 
   std::vector<NodeSlab> slabs_;
   std::vector<size_t> first_;  // per slab: the nodes before it
-  size_t pending_ = 0, nodes_ = 0, bytes_ = 0;
+  size_t expanded_ = 0, nodes_ = 0, bytes_ = 0;
 };
 
 }  // namespace ugs::search_detail

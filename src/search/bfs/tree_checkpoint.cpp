@@ -94,13 +94,28 @@ uint64_t restore_tree(const Checkpoint& c, const CheckpointStore& files, int ran
   store.reset(depths);
   std::vector<Checker> checkers(team.size());
   uint64_t largest = 0;
-  size_t shift = 0;  // the slabs of carried states put in front of the level above
   for (size_t d = 0; d < depths; ++d) {
     const auto damaged = [&](const std::string& what) {
       return InputError("--resume: the checkpoint's level " + std::to_string(d) + " " + what +
                         "; the file is damaged, start the search again without --resume");
     };
     std::vector<NodeSlab> slabs;
+    uint64_t nodes = 0;
+    if (d < c.tree.size())
+      for (const CheckpointSlab& written : c.tree[d].slabs) {
+        const HugeBytes bytes = files.read_slab(rank, written);
+        NodeSlab& slab = slabs.emplace_back();
+        if (!decode_slab(bytes, slab) || written.nodes == 0 || written.nodes > slab.nodes.size())
+          throw damaged("slab " + std::to_string(written.id) + " is not one the search writes");
+        slab.nodes.resize(written.nodes);
+        slab.saved = written.id;
+        slab.saved_bytes = written.bytes;
+        slab.saved_hash = written.hash;
+        nodes += written.nodes;
+        largest = std::max(largest, written.id);
+      }
+    // The carried states, taken from the level but not finished, go after its pending nodes as bases:
+    // no id the level below names moves.
     uint64_t carried = 0;
     if (d < c.layers.size() && c.layers[d].count > 0) {
       const CheckpointLayer& layer = c.layers[d];
@@ -115,33 +130,8 @@ uint64_t restore_tree(const Checkpoint& c, const CheckpointStore& files, int ran
       slabs.push_back(std::move(slab));
       carried = layer.count;
     }
-    // The level above had `shift` slabs put in front of it: this level's parents there move by as many.
-    const size_t moved = std::exchange(shift, slabs.size());
-    uint64_t nodes = carried;
-    if (d < c.tree.size())
-      for (const CheckpointSlab& written : c.tree[d].slabs) {
-        const HugeBytes bytes = files.read_slab(rank, written);
-        NodeSlab& slab = slabs.emplace_back();
-        if (!decode_slab(bytes, slab) || written.nodes == 0 || written.nodes > slab.nodes.size())
-          throw damaged("slab " + std::to_string(written.id) + " is not one the search writes");
-        slab.nodes.resize(written.nodes);
-        nodes += written.nodes;
-        largest = std::max(largest, written.id);
-        if (moved == 0) {
-          slab.saved = written.id;
-          slab.saved_bytes = written.bytes;
-          slab.saved_hash = written.hash;
-          continue;
-        }
-        for (Node& n : slab.nodes) {  // written again at the next checkpoint, as the parents now are
-          if (n.parent == kBase) continue;
-          if ((n.parent >> NodeSlab::kBits) + moved >= (size_t{1} << (32 - NodeSlab::kBits)))
-            throw damaged("names a node it does not hold");
-          n.parent += static_cast<NodeId>(moved << NodeSlab::kBits);
-        }
-      }
     const uint64_t pending = carried + (d < c.tree.size() ? c.tree[d].pending : 0);
-    if (pending > nodes) throw damaged("names more pending nodes than it holds");
+    if (pending > nodes + carried) throw damaged("names more pending nodes than it holds");
     // Every slab checked, each on one thread: its bases whole (their expressions rebuilt in this run's
     // pool), its nodes' parents and whole steps in place, and each step against its parent state.
     team.each(

@@ -3,7 +3,7 @@
 // encoded one at a time (slab_codec.h) and the tree named by slab ids, so a level's checkpoint costs
 // in proportion to the nodes made since the last one, not to the frontier; the states carried to the
 // next batch, outside the tree, are encoded whole. Read back on resume: the slabs become the levels
-// again, and the carried states bases at the front of theirs. Internal to src/search.
+// again, and the carried states bases after the pending nodes of theirs. Internal to src/search.
 #include <cstdint>
 #include <vector>
 
@@ -57,8 +57,8 @@ class TreeSource final : public CheckpointSource {
 // Rebuilds the tree of checkpoint `c` in `store` (reset to its depths). Every slab is read from
 // `files` (rank `rank`'s) and decoded, every parent and whole step checked to be in place, every step
 // checked against its parent state and its query recomputed in this run's pool (state_check.h), every
-// base checked whole and its expressions rebuilt; the states outside the tree become bases at the
-// front of their level. Throws InputError where the checkpoint is damaged. Returns the largest slab id.
+// base checked whole and its expressions rebuilt; the states outside the tree become bases after the
+// pending nodes of their level. Throws InputError where the checkpoint is damaged. Returns the largest slab id.
 uint64_t restore_tree(const Checkpoint& c, const CheckpointStore& files, int rank, LevelStore& store,
                       const Generator& gen, const GraphRules& rules, Team& team);
 

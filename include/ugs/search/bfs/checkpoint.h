@@ -30,8 +30,8 @@ struct CheckpointLayer {
 };
 
 // One slab of the frontier's tree, as the engine encodes it (its bytes are opaque here). A slab never
-// changes once written but for nodes dropped from its end, so a store writes it once, under its id,
-// and the later checkpoints that still hold it only name it.
+// changes once written (one that loses expanded nodes is written again, under a new id), so a store
+// writes it once, under its id, and the later checkpoints that still hold it only name it.
 struct CheckpointSlab {
   uint64_t id = 0;               // unique among a run's slabs (per rank), from 1
   uint64_t nodes = 0;            // the tree holds its first `nodes` nodes

@@ -1,0 +1,66 @@
+// Where the bfs engine keeps a batch's children (src/search/bfs/level_store.h) and how big its next
+// batch is (schedule.h): children kept in pieces that the threads fill in any order join their level
+// in order, after the nodes kept before them, so a level keeps the order the engine chose; under a
+// memory limit a depth's batches start small and grow by what that depth's states cost.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "search/bfs/level_store.h"
+#include "search/bfs/schedule.h"
+
+namespace ugs::search_detail {
+namespace {
+
+TEST(LevelStore, BatchesKeptInPiecesJoinTheirLevelInOrder) {
+  LevelStore store(3);
+  store.reset(2);
+  store.open(1);
+  uint32_t next = 0;  // the parent the next kept node names: the nodes' order
+  for (const size_t count : {size_t{100}, 2 * NodeSlab::kNodes + 77, size_t{5}, NodeSlab::kNodes}) {
+    store.reset_kept();
+    const std::vector<LevelStore::Piece>& pieces = store.plan_in_order(count);
+    for (size_t p = pieces.size(); p-- > 0;)  // filled last piece first, as the threads may
+      for (size_t k = pieces[p].from; k < pieces[p].to; ++k)
+        pieces[p].slab->push_copy({next + static_cast<uint32_t>(k), 0, 0}, {});
+    store.join_in_order();
+    EXPECT_EQ(store.kept(), count);
+    EXPECT_EQ(store.kept_bytes(), count * sizeof(Node));
+    next += static_cast<uint32_t>(count);
+  }
+  std::vector<uint64_t> sizes;
+  store.pending_sizes(sizes);
+  EXPECT_EQ(sizes[1], next);
+  store.flush();
+  const Level& level = store.level(1);
+  ASSERT_EQ(level.nodes(), next);
+  for (size_t s = 0; s + 1 < level.slab_count(); ++s)  // whole slabs but the last
+    EXPECT_EQ(level.slab(s).nodes.size(), NodeSlab::kNodes) << "slab " << s;
+  std::vector<NodeId> ids;
+  level.pending_ids(ids);
+  ASSERT_EQ(ids.size(), next);
+  for (uint32_t k = 0; k < next; ++k) ASSERT_EQ(level.node(ids[k]).parent, k);
+}
+
+TEST(Schedule, UnderALimitADepthStartsSmallAndGrowsByWhatItsStatesCost) {
+  FrontierView view;
+  view.sizes = {1'000'000, 1'000'000};
+  Schedule unlimited(0, 131072, 1);
+  EXPECT_EQ(unlimited.batch_size(1'000'000, view), 131072u);
+
+  Schedule schedule(64, 131072, 1);  // 64 MiB
+  EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kFirstBatch);
+  schedule.count(256, 256 * sizeof(Node));  // one child each: room for far more, but it grows by kGrowth
+  EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kGrowth * 256);
+  schedule.count(1024, 1024 * sizeof(Node));
+  EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kGrowth * 1280);
+  EXPECT_EQ(schedule.batch_size(100, view), 100u);
+
+  schedule.resume_at(1);  // a deeper depth takes no estimate from the one above
+  EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kFirstBatch);
+  schedule.count(256, 256 * (size_t{1} << 20));  // a MiB of children each: 64 fit in the room
+  EXPECT_EQ(schedule.batch_size(1'000'000, view), 64u);
+}
+
+}  // namespace
+}  // namespace ugs::search_detail
