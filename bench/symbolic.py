@@ -11,11 +11,10 @@ times, in rounds over all runs, and the fastest is reported. A run stopped by --
 partial; its set is then not compared.
 """
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
+
+from search_run import search
 
 CASES = ["rmsnorm_linear_small:preset", "gated_mlp_small:preset", "ntrans_small:preset", "lora_small:preset",
          "rmsnorm_linear:mirage", "gated_mlp_small:mirage", "ntrans_small:mirage", "mqa_small:mirage",
@@ -26,19 +25,14 @@ def run(args, case, symbolic, rep):
     parts = case.split(":")
     program, space = parts[0], parts[1]
     path = os.path.join(args.out, f"{case.replace(':', '_')}__{symbolic}__{rep}.json")
-    cmd = [args.binary, "search", program, "--space", space, "--strategy", args.strategy, "--threads",
-           str(args.threads), "--quiet", "--out", path]
+    flags = ["--space", space, "--strategy", args.strategy, "--threads", str(args.threads)]
     if len(parts) > 2:
-        cmd += ["--max-block-ops", parts[2]]
+        flags += ["--max-block-ops", parts[2]]
     if symbolic:
-        cmd.append("--symbolic")
+        flags.append("--symbolic")
     if args.time_limit:
-        cmd += ["--time-limit", str(args.time_limit)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode not in (0, 3):  # 3: stopped by the time limit, partial results written
-        sys.exit(f"bench/symbolic.py: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()}")
-    with open(path) as f:
-        return json.load(f)
+        flags += ["--time-limit", str(args.time_limit)]
+    return search(args.binary, program, flags, path, "bench/symbolic.py")
 
 
 def summary(r):
