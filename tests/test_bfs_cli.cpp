@@ -171,7 +171,7 @@ TEST(BfsCli, BfsHasADefaultMemoryLimitAndZeroTurnsItOff) {
   const std::vector<std::string> bfs = {"search", "ntrans_small", "--strategy", "bfs"};
   const int64_t by_default = limit_of(bfs);
   EXPECT_GT(by_default, 0);
-  EXPECT_LE(by_default, 1024);
+  EXPECT_LE(by_default, 128);
   std::vector<std::string> off = bfs;
   off.insert(off.end(), {"--memory-limit", "0"});
   EXPECT_EQ(limit_of(off), 0);

@@ -91,15 +91,17 @@ void check_bfs_flags(const Opts& args) {
                      "resumed from, so give only --resume");
 }
 
-// bfs's frontier limit when --memory-limit is not given: 1 GiB, or half the memory available when
+// bfs's frontier limit when --memory-limit is not given: 128 MiB, or half the memory available when
 // the search starts if that is less (the process adds the batch's children, the generator's memo
 // and the program's tensors to the frontier). A large space is then searched depth-first over
-// chunks of its levels instead of ending the run out of memory, and reaches complete μGraphs
-// sooner; each level keeps its dedup, and a GiB of frontier still fills the largest batches. Under
-// mpirun the ranks must take one limit, and each would read its own machine's figure: there the
-// default is the GiB alone (on the whole frontier, every rank holding its share).
+// chunks of its levels, the most promising states first, instead of ending the run out of memory;
+// each level keeps its dedup. A small frontier dives early, so the search reaches μGraphs within
+// seconds where a GiB of breadth came first and took a minute, and a complete search takes as long
+// (docs/bfs.md); past the limit a batch still takes 8 MiB of children. Under mpirun the ranks must
+// take one limit, and each would read its own machine's figure: there the default is the 128 MiB
+// alone (on the whole frontier, every rank holding its share).
 int64_t default_memory_limit_mib() {
-  constexpr int64_t kDefaultMib = 1024;
+  constexpr int64_t kDefaultMib = 128;
   if (under_mpi_launcher()) return kDefaultMib;
   std::ifstream meminfo("/proc/meminfo");
   std::string key, unit;
@@ -228,7 +230,7 @@ Verb add_search(CLI::App& app) {
       ->check(CLI::IsMember({"structural", "function"}))
       ->capture_default_str();
   cmd->add_option("--memory-limit", args->memory_limit,
-                  "bfs: MiB of frontier; past it, levels are searched in chunks (default: 1024, or half the memory "
+                  "bfs: MiB of frontier; past it, levels are searched in chunks (default: 128, or half the memory "
                   "available at the start if less; 0: none)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   cmd->add_option("--checkpoint", args->checkpoint,
