@@ -72,7 +72,7 @@ TEST(RanksCli, DfsMpiAndBfsFindWhatDfsFindsAtOneTwoAndThreeRanks) {
       EXPECT_EQ(doc["stats"]["states_expanded"], ref["stats"]["states_expanded"]);
       EXPECT_EQ(doc["stats"]["duplicates"], 0);
       // Under mpirun bfs takes the fixed default limit (every rank the same; none of dfs-mpi's).
-      EXPECT_EQ(doc["run"]["memory_limit_mib"], run.strategy == "bfs" ? 1024 : 0);
+      EXPECT_EQ(doc["run"]["memory_limit_mib"], run.strategy == "bfs" ? 128 : 0);
       if (ranks == 1) continue;
       const json& rows = doc["stats"]["ranks"];
       ASSERT_EQ(rows.size(), size_t(ranks));
