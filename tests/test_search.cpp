@@ -236,7 +236,8 @@ TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
   const Generator gen(p.graph, config_for(p), pool);
   const Verifier verifier(p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9);
   std::atomic<bool> stop{true};
-  const Engine engine{gen, oracle, verifier, stop};
+  CostBound all;
+  const Engine engine{gen, oracle, verifier, stop, all};
   const KernelGraph ref = test::reference("rmsnorm_linear_small");
   const std::vector<KernelGraph> twice{ref, ref};
   Worker worker;

@@ -84,6 +84,22 @@ TEST(SearchCli, SpacesAreNamedRecordedAndRefusedWhenEmpty) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/y.json"));
 }
 
+// --objective best: the run records its objective and factor, keeps only μGraphs within the factor of
+// the best, and counts the states the cost bound cut.
+TEST(SearchCli, ObjectiveBestKeepsTheBestAndThoseWithinTheFactor) {
+  const std::string out = test::temp_dir() + "/best.json";
+  const test::RunResult r = test::run_ugsearch(
+      {"search", "rmsnorm_linear_small", "--objective", "best", "--within", "1.2", "--quiet", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json doc = json::parse(read_file(out));
+  EXPECT_EQ(doc["run"]["objective"], "best");
+  EXPECT_EQ(doc["run"]["within"], 1.2);
+  ASSERT_FALSE(doc["mugraphs"].empty());
+  const double best = doc["mugraphs"][0]["cost"]["estimated_us"].get<double>();
+  for (const json& m : doc["mugraphs"]) EXPECT_LE(m["cost"]["estimated_us"].get<double>(), best * 1.2 * (1 + 1e-9));
+  EXPECT_TRUE(doc["stats"]["pruned"].contains("cost"));
+}
+
 TEST(SearchCli, TimeLimitExits3WithAPartialSubset) {
   const std::string dir = test::temp_dir();
   const test::RunResult full = test::run_ugsearch({"search", "lora_small", "--quiet", "--out", dir + "/full.json"});
@@ -137,6 +153,9 @@ TEST(SearchCli, BadConfigsExit2WithOneLine) {
       {{"search", "nosuchprogram"}, "nosuchprogram"},
       {{"search", "lora_small", "--strategy", "bogus"}, "--strategy"},
       {{"search", "lora_small", "--threads", "0"}, "--threads"},
+      {{"search", "lora_small", "--objective", "cheapest"}, "--objective"},
+      {{"search", "lora_small", "--within", "1.5"}, "--within: only --objective best"},
+      {{"search", "lora_small", "--objective", "best", "--within", "0.5"}, "--within"},
   };
   for (const Case& c : cases) {
     const test::RunResult r = test::run_ugsearch(c.args);

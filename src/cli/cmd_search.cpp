@@ -24,12 +24,13 @@ namespace {
 
 struct Opts {
   std::string program, strategy = "dfs", backend = "auto", field = "wide", config, out = "results.json";
-  std::string dedup = "structural", checkpoint, resume, space;
+  std::string dedup = "structural", checkpoint, resume, space, objective = "all";
   int64_t memory_limit = -1;  // -1: the default (default_memory_limit_mib)
   int threads = 1;
   uint64_t seed = 1;
   int64_t max_kernel_ops = 0, max_block_ops = 0;
   double time_limit = 0, checkpoint_share = -1;  // -1: not given (RunOptions' default)
+  double within = 0;                              // 0: not given (1 under --objective best)
   bool quiet = false, symbolic = false;
 };
 
@@ -145,6 +146,8 @@ int search(const Opts& args, Comm* comm) {
     opt.checkpoints = &checkpoints.emplace(checkpoint_dir);
   }
   if (args.checkpoint_share >= 0) opt.checkpoint_share = args.checkpoint_share;
+  opt.objective = *objective_from_name(args.objective);
+  if (args.within > 0) opt.within = args.within;
   opt.seed = args.seed;
   opt.time_limit_s = args.time_limit;
   opt.comm = comm;
@@ -175,6 +178,9 @@ int search(const Opts& args, Comm* comm) {
 
 int run(const Opts& args) {
   check_bfs_flags(args);
+  if (args.within > 0 && args.objective != "best")
+    throw InputError("--within: only --objective best keeps μGraphs within a factor of the best; add --objective best "
+                     "or drop it");
   const std::unique_ptr<Comm> comm = start_ranks(args);
   if (!comm || comm->size() == 1) return search(args, comm.get());
   if (args.strategy != "dfs-mpi" && args.strategy != "bfs") {  // every rank decides alike: no abort needed
@@ -223,6 +229,14 @@ Verb add_search(CLI::App& app) {
   cmd->add_flag("--symbolic", args->symbolic,
                 "Open block graphs with their maps, grid and loop range left open until they close (config key "
                 "symbolic)");
+  cmd->add_option("--objective", args->objective,
+                  "all: every μGraph of the space; best: the best and those within --within of it, every state that "
+                  "cannot beat them cut by the cost model's bound")
+      ->check(CLI::IsMember({"all", "best"}))
+      ->capture_default_str();
+  cmd->add_option("--within", args->within,
+                  "--objective best: also keep μGraphs that cost at most this factor times the best (default 1)")
+      ->check(CLI::Range(1.0, 1e6));
   cmd->add_option("--time-limit", args->time_limit, "Stop after this many seconds (exit 3, partial results)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--dedup", args->dedup,

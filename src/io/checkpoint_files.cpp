@@ -70,6 +70,7 @@ void each_counter(C& counters, F field) {
   field("pruned_expr", counters.pruned.expr);
   field("pruned_dedup", counters.pruned.dedup);
   field("pruned_reach", counters.pruned.reach);
+  field("pruned_cost", counters.pruned.cost);
   field("expand_s", counters.phase_s.expand);
   field("expr_s", counters.phase_s.expr);
   field("fingerprint_s", counters.phase_s.fingerprint);
@@ -250,7 +251,7 @@ Checkpoint DirectoryCheckpoints::read(int rank, int ranks, const std::string& ru
   const std::string path = ranks == 1 ? single_path(dir_) : rank_path(dir_, rank, *generation);
   Checkpoint checkpoint = read_checkpoint_file(path, rules);
   if (checkpoint.run_key != run_key)
-    throw InputError(path + ": written by another search (program, config, field, seed or dedup differ); resume "
+    throw InputError(path + ": written by another search (program, config, field, seed, dedup or objective differ); resume "
                      "with the arguments of the run that wrote it");
   last_slabs_ = slab_ids(checkpoint.tree);  // the committed checkpoint's, kept until the next is written
   return checkpoint;

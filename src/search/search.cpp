@@ -28,8 +28,9 @@ constexpr std::pair<Dedup, std::string_view> kDedups[] = {{Dedup::Structural, "s
 
 // What a checkpoint must have been written by for a resume to continue it.
 std::string run_key(const KernelGraph& program, const SearchConfig& cfg, const RunOptions& opt) {
-  return fmt::format("{:016x} {} {} {} {} {}", structural_hash(program), config_to_json(cfg).dump(), name_of(opt.field),
-                     opt.seed, name_of(opt.strategy), name_of(opt.dedup));
+  return fmt::format("{:016x} {} {} {} {} {} {} {}", structural_hash(program), config_to_json(cfg).dump(),
+                     name_of(opt.field), opt.seed, name_of(opt.strategy), name_of(opt.dedup), name_of(opt.objective),
+                     opt.within);
 }
 
 double peak_rss_mib() {
@@ -63,8 +64,8 @@ void add_found(const Worker& worker, Clock::time_point start, double before, std
 }
 
 // All workers' μGraphs and counters.
-void gather(const std::deque<Worker>& workers, const Worker& collector, const GpuSpec& gpu, Clock::time_point start,
-            SearchResult& result) {
+void gather(const std::deque<Worker>& workers, const Worker& collector, const GpuSpec& gpu, double within,
+            Clock::time_point start, SearchResult& result) {
   for (const Worker* worker : {&collector}) result.totals += worker->counters;
   for (const Worker& worker : workers) {
     result.totals += worker.counters;
@@ -73,7 +74,7 @@ void gather(const std::deque<Worker>& workers, const Worker& collector, const Gp
   std::vector<FoundGraph> all;
   add_found(collector, start, result.wall_s, all);
   for (const Worker& worker : workers) add_found(worker, start, result.wall_s, all);
-  search_detail::list_found(std::move(all), gpu, result);
+  search_detail::list_found(std::move(all), gpu, within, result);
 }
 
 }  // namespace
@@ -100,7 +101,10 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   const Generator gen(program, cfg, pool);
   std::atomic<bool> own_stop{false};
   std::atomic<bool>& stop = opt.stop ? *opt.stop : own_stop;
-  const Engine engine{gen, oracle, verifier, stop};
+  const GpuSpec cost_gpu = *gpu_preset(opt.cost_gpu);
+  CostBound bound(opt.objective, opt.within, cost_gpu);
+  const Engine engine{gen, oracle, verifier, stop, bound};
+  const double within = opt.objective == Objective::Best ? opt.within : 0;  // list_found's cut
 
   // The evaluator's own OpenMP regions (and the CPU backend's, over a batch) use the run's threads
   // only when the driver does not run threads of its own around them.
@@ -129,7 +133,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
         break;
     }
   }
-  gather(workers, collector, *gpu_preset(opt.cost_gpu), start, result);
+  gather(workers, collector, cost_gpu, within, start, result);
   uint64_t hits = collector.expr_cache_hits;
   for (const Worker& worker : workers) hits += worker.expr_cache_hits;
   oracle.add_cache_hits(hits);
@@ -139,7 +143,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   result.device = verifier.backend().device();
   result.wall_s += seconds_since(start);
   result.peak_rss_mib = peak_rss_mib();
-  if (ranks) search_detail::merge_ranks(*opt.comm, *gpu_preset(opt.cost_gpu), rank_stats(*opt.comm, result), result);
+  if (ranks) search_detail::merge_ranks(*opt.comm, cost_gpu, within, rank_stats(*opt.comm, result), result);
   return result;
 }
 

@@ -86,6 +86,9 @@ Cost sum_kernels(std::vector<KernelCost> kernels);
 
 // Any complete μGraph; a program is a kernel graph of predefined ops and is priced one kernel per op.
 Cost estimate(const KernelGraph& graph, const GpuSpec& gpu);
+// Kernel op i of `graph` alone: what estimate() adds for it. It depends on the op and the shapes of
+// the tensors it reads, never on the ops after it, so a partial graph's kernels keep their prices.
+KernelCost price_kernel_op(const KernelGraph& graph, int i, const GpuSpec& gpu);
 
 // The order of search results (docs/design.md §9): estimated time, then the structural hash.
 bool ranks_before(const Cost& a, uint64_t hash_a, const Cost& b, uint64_t hash_b);

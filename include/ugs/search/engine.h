@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ugs/expr/oracle.h"
+#include "ugs/search/cost_bound.h"
 #include "ugs/search/generator/generator.h"
 #include "ugs/search/generator/verifier.h"
 
@@ -73,6 +74,7 @@ struct Engine {
   expr::Oracle& oracle;
   const Verifier& verifier;
   std::atomic<bool>& stop;
+  CostBound& bound;  // --objective best; inactive for all
 };
 
 struct alignas(64) Worker {
@@ -84,6 +86,7 @@ struct alignas(64) Worker {
   std::atomic<uint64_t> progress{0};         // states, for the progress line
   std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
   std::vector<KernelGraph> completions;      // scratch
+  KernelPrices prices;                       // the cost bound's memo of the states it met
   PhaseClock clock;
   Clock::time_point busy_since;
   // Queries `visit` answered from the oracle's cache, told to the oracle once, after the run: a shared
@@ -91,10 +94,11 @@ struct alignas(64) Worker {
   uint64_t expr_cache_hits = 0;
 
   std::vector<Step>& steps_at(int depth);
-  // A confirmed μGraph, dated now.
-  void record(const KernelGraph& graph) {
+  // A confirmed μGraph, dated now; it may lower the cost bound.
+  void record(const KernelGraph& graph, CostBound& bound) {
     found.push_back(graph);
     found_at.push_back(Clock::now());
+    bound.offer(graph);
   }
   void phase(PhaseClock::Phase p) { clock.to(counters.phase_s, p); }
   // Where a driver gives the thread work and takes it away: busy time, and the clock running in expand.
@@ -112,7 +116,8 @@ struct alignas(64) Worker {
 bool verify_completions(const Engine& engine, std::span<const KernelGraph> completions, Worker& worker,
                         const std::atomic<bool>* stop, FingerprintContext* ctx = nullptr);
 // Counts `state`, verifies the μGraphs it completes, and leaves in `children` the steps from it that
-// pass every check, the abstract-expression one included.
+// pass every check, the abstract-expression one included. Under the cost bound a state past it is
+// counted and cut (stats.pruned.cost): its completions untried, or no children.
 void visit(const Engine& engine, const State& state, Worker& worker, std::vector<Step>& children);
 // `state` and everything below it, depth-first, in generator order.
 void dfs(const Engine& engine, const State& state, Worker& worker, int depth);

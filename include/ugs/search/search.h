@@ -13,6 +13,7 @@
 #include "ugs/eval/backend.h"
 #include "ugs/eval/field_kind.h"
 #include "ugs/expr/oracle.h"
+#include "ugs/search/cost_bound.h"
 #include "ugs/search/generator/config.h"
 #include "ugs/search/engine.h"
 
@@ -44,6 +45,10 @@ struct RunOptions {
   std::atomic<bool>* stop = nullptr;
   bool progress = false;    // a progress line on stderr
   std::string cost_gpu = "h100";  // the cost model's GPU, which orders the results
+  // What the run keeps (cost_bound.h): every μGraph, or (best) the best and those that cost at most
+  // `within` times it, every state that cannot beat that cut.
+  Objective objective = Objective::All;
+  double within = 1;
   // bfs only:
   Dedup dedup = Dedup::Structural;
   int64_t memory_limit_mib = 0;  // frontier bytes; 0: none. Past it, levels are searched in chunks

@@ -134,6 +134,7 @@ void Bfs::resume() {
   for (size_t t = 0; t < checkpoint.workers.size(); ++t)
     (t < workers_.size() ? workers_[t].counters : collector_.counters) += checkpoint.workers[t];
   collector_.found = std::move(checkpoint.found);
+  for (const KernelGraph& found : collector_.found) engine_.bound.offer(found);
   dedup_.restore(checkpoint.seen);
   result_.levels = std::move(checkpoint.levels);
   result_.expr = checkpoint.expr;

@@ -116,7 +116,7 @@ void Completions::confirm_run(size_t j) {
       continue;
     }
     ++worker.counters.verified;
-    worker.record(*graphs_[k]);
+    worker.record(*graphs_[k], engine_.bound);
     verified_[owner_[k]] = 1;
     break;
   }

@@ -65,6 +65,11 @@ void Expander::expand_chunks(LevelStore& store) {
       worker.progress.fetch_add(1, std::memory_order_relaxed);
       visit(store, static_cast<uint32_t>(i), thread);
       const State& state = scratch_[thread].cursor.state();
+      if (engine_.bound.reach(state, worker.prices) == CostBound::Reach::None) {  // its completions too
+        ++worker.counters.states;
+        ++worker.counters.pruned.cost;
+        continue;
+      }
       const size_t before = fed.completions.size();
       engine_.gen.completions(state, fed.completions);
       const bool completes = fed.completions.size() > before;  // verified first: a verified μGraph is not extended
@@ -91,6 +96,10 @@ void Expander::expand_chunks(LevelStore& store) {
 void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
   Scratch& s = scratch_[thread];
   Worker& worker = workers_[thread];
+  if (engine_.bound.reach(s.cursor.state(), worker.prices) != CostBound::Reach::All) {
+    ++worker.counters.pruned.cost;  // nothing below it could be kept
+    return;
+  }
   s.steps.clear();
   s.promise = state_promise(engine_.gen.pool(), s.cursor.state());
   engine_.gen.candidates(s.cursor.state(), s.steps, worker.counters.pruned);

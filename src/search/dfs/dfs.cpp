@@ -50,7 +50,7 @@ bool verify_completions(const Engine& engine, std::span<const KernelGraph> compl
       continue;
     }
     ++worker.counters.verified;
-    worker.record(candidate);
+    worker.record(candidate, engine.bound);
     found = true;
     break;
   }
@@ -79,12 +79,21 @@ void visit(const Engine& engine, const State& state, Worker& worker, std::vector
   ++worker.counters.states;
   worker.progress.fetch_add(1, std::memory_order_relaxed);
   children.clear();
+  const CostBound::Reach reach = engine.bound.reach(state, worker.prices);
+  if (reach == CostBound::Reach::None) {
+    ++worker.counters.pruned.cost;
+    return;
+  }
   worker.completions.clear();
   engine.gen.completions(state, worker.completions);
   // As Mirage, a verified μGraph is not extended; a stopped run generates nothing more.
   if (verify_completions(engine, worker.completions, worker, &engine.stop) ||
       engine.stop.load(std::memory_order_relaxed))
     return;
+  if (reach == CostBound::Reach::Completions) {
+    ++worker.counters.pruned.cost;
+    return;
+  }
   engine.gen.candidates(state, children, worker.counters.pruned);
   count_symbolic(state, children, worker.counters);
   worker.counters.candidates += children.size();

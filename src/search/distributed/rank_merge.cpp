@@ -63,7 +63,7 @@ void unpack(const std::string& msg, SearchResult& result, std::vector<FoundGraph
 
 }  // namespace
 
-void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResult& result) {
+void merge_ranks(Comm& comm, const GpuSpec& gpu, double within, const RankStats& me, SearchResult& result) {
   const std::vector<std::string> all = comm.gather(pack(result, me));
   if (comm.rank() != 0) return;
   SearchResult merged;
@@ -74,7 +74,7 @@ void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResu
   std::vector<FoundGraph> found;
   for (const std::string& msg : all) unpack(msg, merged, found);
   for (RankStats& s : merged.rank_stats) merged.peak_rss_mib = std::max(merged.peak_rss_mib, s.peak_rss_mib);
-  list_found(std::move(found), gpu, merged);
+  list_found(std::move(found), gpu, within, merged);
   result = std::move(merged);
 }
 

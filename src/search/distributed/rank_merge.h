@@ -8,6 +8,7 @@
 namespace ugs::search_detail {
 
 // Collective. `result` is this rank's result; on rank 0 it becomes the merged one (the others keep theirs).
-void merge_ranks(Comm& comm, const GpuSpec& gpu, const RankStats& me, SearchResult& result);
+// `within`: list_found's cut (--objective best), taken over every rank's μGraphs.
+void merge_ranks(Comm& comm, const GpuSpec& gpu, double within, const RankStats& me, SearchResult& result);
 
 }  // namespace ugs::search_detail

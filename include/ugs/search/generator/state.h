@@ -65,6 +65,7 @@ struct Step {
 struct PruneCounts {
   uint64_t shape = 0, order = 0, memory = 0, expr = 0, dedup = 0;
   uint64_t reach = 0;  // dead ends: cannot complete within the config's op limits
+  uint64_t cost = 0;   // --objective best: states cut by the cost bound (cost_bound.h)
   PruneCounts& operator+=(const PruneCounts& o) {
     shape += o.shape;
     order += o.order;
@@ -72,6 +73,7 @@ struct PruneCounts {
     expr += o.expr;
     dedup += o.dedup;
     reach += o.reach;
+    cost += o.cost;
     return *this;
   }
 };

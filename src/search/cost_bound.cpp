@@ -1,0 +1,63 @@
+#include "ugs/search/cost_bound.h"
+
+#include "ugs/cost/cost.h"
+#include "ugs/util/names.h"
+
+namespace ugs {
+
+namespace {
+constexpr std::pair<Objective, std::string_view> kObjectives[] = {{Objective::All, "all"}, {Objective::Best, "best"}};
+}  // namespace
+
+std::optional<Objective> objective_from_name(std::string_view name) { return value_named(kObjectives, name); }
+std::string_view name_of(Objective objective) { return name_in(kObjectives, objective); }
+
+// Op i stands for the same kernel as the one remembered, given that the ops before it do (so the
+// tensors it reads have the same shapes). A block graph's tiles follow from the rest.
+bool KernelPrices::same(const Known& known, const KernelGraph& kernel, int i) {
+  const KernelOp& op = kernel.ops[i];
+  if (!(op.op == known.op.op) || op.block != known.op.block || op.first_out != known.op.first_out ||
+      op.num_out != known.op.num_out)
+    return false;
+  if (op.op.kind != OpKind::Block) return true;
+  const BlockGraph& block = kernel.blocks[op.block];
+  return block.grid == known.block.grid && block.loop == known.block.loop && block.inputs == known.block.inputs &&
+         block.ops == known.block.ops && block.outputs == known.block.outputs;
+}
+
+double KernelPrices::sum_us(const KernelGraph& kernel, const GpuSpec& gpu) {
+  const int n = kernel.ops.size();
+  int same_ops = 0;
+  while (same_ops < n && same_ops < known_.size() && same(known_[same_ops], kernel, same_ops)) ++same_ops;
+  known_.resize(same_ops);
+  for (int i = same_ops; i < n; ++i) {
+    Known& known = known_.spare();
+    known.op = kernel.ops[i];
+    if (known.op.op.kind == OpKind::Block) known.block = kernel.blocks[known.op.block];
+    known.prefix_us = (i > 0 ? known_[i - 1].prefix_us : 0.0) + price_kernel_op(kernel, i, gpu).total_us;
+    known_.push_spare();
+  }
+  return n > 0 ? known_[n - 1].prefix_us : 0.0;
+}
+
+CostBound::CostBound(Objective objective, double within, const GpuSpec& gpu)
+    : active_(objective == Objective::Best), within_(within), gpu_(gpu) {}
+
+CostBound::Reach CostBound::reach(const State& state, KernelPrices& prices) const {
+  if (!active_) return Reach::All;
+  const double limit = limit_us();
+  if (limit == std::numeric_limits<double>::infinity()) return Reach::All;
+  const double floor = prices.sum_us(state.kernel, gpu_);
+  if (beyond(floor, limit)) return Reach::None;
+  return beyond(floor + gpu_.launch_us, limit) ? Reach::Completions : Reach::All;
+}
+
+void CostBound::offer(const KernelGraph& mugraph) {
+  if (!active_) return;
+  const double limit = estimate(mugraph, gpu_).estimated_us * within_;
+  double now = limit_us_.load(std::memory_order_relaxed);
+  while (limit < now && !limit_us_.compare_exchange_weak(now, limit, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace ugs

@@ -1,0 +1,122 @@
+// --objective best (include/ugs/search/cost_bound.h): the bound is the cost model's own sum, so it
+// prices a state's completions exactly and never exceeds what a μGraph below the state costs; a run
+// keeps exactly the cheapest μGraphs of the complete run, whatever the strategy.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "search_util.h"
+#include "ugs/cost/cost.h"
+#include "ugs/expr/op_expr.h"
+#include "ugs/expr/oracle.h"
+#include "ugs/io/program.h"
+#include "ugs/search/cost_bound.h"
+#include "ugs/search/generator/generator.h"
+
+namespace ugs {
+namespace {
+
+// Small spaces, a second or so each.
+const std::pair<const char*, const char*> kSpaces[] = {
+    {"rmsnorm_linear_small", R"({"grids": [[6, 1, 1]], "loop_ranges": [1, 4], "max_kernel_ops": 3, "max_block_ops": 7})"},
+    {"ntrans_small", R"({"grids": [[4, 1, 1]], "loop_ranges": [1, 4], "max_block_ops": 8, "max_kernel_ops": 6})"},
+    {"lora_small", R"({"grids": [[4, 1, 1]], "loop_ranges": [4], "max_block_ops": 8, "max_kernel_ops": 5})"},
+};
+
+// A depth-first walk of a space, the path from the root kept.
+struct Walk {
+  const Generator& gen;
+  expr::Oracle& oracle;
+  const GpuSpec gpu = *gpu_preset("h100");
+  KernelPrices prices, fresh;  // one memo for the whole walk: it must notice where a path leaves the last
+  std::vector<State> path;
+  size_t states = 0, completed = 0;
+
+  void from(const State& state) {
+    if (++states > 200000) return;
+    path.push_back(state);
+    const double floor = prices.sum_us(state.kernel, gpu);
+    ASSERT_DOUBLE_EQ(floor, estimate(state.kernel, gpu).estimated_us);
+    std::vector<KernelGraph> done;
+    gen.completions(state, done);
+    if (!done.empty()) {
+      ++completed;
+      ASSERT_EQ(estimate(done[0], gpu).estimated_us, floor);  // the same kernels, summed in the same order
+      CostBound bound(Objective::Best, 1.0, gpu);
+      bound.offer(done[0]);
+      for (size_t i = 0; i + 1 < path.size(); ++i)
+        ASSERT_EQ(bound.reach(path[i], fresh), CostBound::Reach::All) << "step " << i;
+      ASSERT_NE(bound.reach(state, fresh), CostBound::Reach::None);
+    }
+    std::vector<Step> steps;
+    PruneCounts pruned;
+    gen.candidates(state, steps, pruned);
+    for (const Step& step : steps) {
+      if (step.query != kNoQuery && !oracle.is_subexpr(step.query)) continue;
+      const State child = gen.apply(state, step);
+      const double after = prices.sum_us(child.kernel, gpu);
+      if (step.kind == Step::Kind::KernelOp || step.kind == Step::Kind::CloseBlock)
+        ASSERT_GE(after, floor + gpu.launch_us);
+      else
+        ASSERT_EQ(after, floor);
+      from(child);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    path.pop_back();
+  }
+};
+
+// Along every path of a space: the remembered prices sum to what the cost model says of the kernel
+// graph, a kernel op adds at least a launch, and where a path completes, a bound whose limit is that
+// μGraph's cost cuts nothing on the way to it.
+TEST(CostBound, PricesCompletionsExactlyAndCutsNothingOnTheWayToAMuGraph) {
+  for (const auto& [name, overrides] : kSpaces) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    const SearchConfig cfg = test::config_for(p, nlohmann::json::parse(overrides));
+    expr::ExprPool pool;
+    const Generator gen(p.graph, cfg, pool);
+    expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
+    Walk walk{gen, oracle, *gpu_preset("h100"), {}, {}, {}, 0, 0};
+    walk.from(gen.root());
+    EXPECT_GT(walk.completed, 5u);
+    EXPECT_GT(walk.states, 1000u);
+  }
+}
+
+// Every μGraph of the complete run within the factor of its best, and no other: under the bound the
+// best is found, and every strategy cuts only what could not be kept.
+TEST(Objective, BestKeepsExactlyTheCheapestOfTheCompleteRun) {
+  for (const auto& [name, overrides] : kSpaces) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    const SearchConfig cfg = test::config_for(p, nlohmann::json::parse(overrides));
+    const SearchResult all = test::search(p, cfg, Strategy::Dfs, 1);
+    ASSERT_GT(all.mugraphs.size(), 1u);
+    for (double within : {1.0, 1.3}) {
+      std::set<uint64_t> expected;
+      const double limit = all.mugraphs[0].cost.estimated_us * within;
+      for (const FoundGraph& f : all.mugraphs)
+        if (!CostBound::beyond(f.cost.estimated_us, limit)) expected.insert(f.hash);
+      for (auto [strategy, threads] : {std::pair{Strategy::Dfs, 1}, {Strategy::DfsStatic, 2}, {Strategy::DfsOmp, 2},
+                                       {Strategy::Bfs, 1}, {Strategy::Bfs, 2}}) {
+        SCOPED_TRACE(std::string(name_of(strategy)) + " x" + std::to_string(threads) + " within " +
+                     std::to_string(within));
+        RunOptions opt;
+        opt.strategy = strategy;
+        opt.threads = threads;
+        opt.objective = Objective::Best;
+        opt.within = within;
+        const SearchResult best = run_search(p.graph, cfg, opt);
+        EXPECT_EQ(test::hashes(best), expected);
+        EXPECT_LE(best.totals.states, all.totals.states);
+        if (within == 1.0) {
+          EXPECT_GT(best.totals.pruned.cost, 0u);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ugs
