@@ -1,5 +1,6 @@
 #include "ugs/search/cost_bound.h"
 
+#include "ugs/cost/block_counts.h"
 #include "ugs/cost/cost.h"
 #include "ugs/util/names.h"
 
@@ -29,6 +30,7 @@ double KernelPrices::sum_us(const KernelGraph& kernel, const GpuSpec& gpu) {
   const int n = kernel.ops.size();
   int same_ops = 0;
   while (same_ops < n && same_ops < known_.size() && same(known_[same_ops], kernel, same_ops)) ++same_ops;
+  if (same_ops != known_.size() || same_ops != n) ++kernel_version_;
   known_.resize(same_ops);
   for (int i = same_ops; i < n; ++i) {
     Known& known = known_.spare();
@@ -40,6 +42,21 @@ double KernelPrices::sum_us(const KernelGraph& kernel, const GpuSpec& gpu) {
   return n > 0 ? known_[n - 1].prefix_us : 0.0;
 }
 
+double KernelPrices::opening_us(const State& state, const GpuSpec& gpu) {
+  const BlockGraph& block = state.block;
+  if (opening_.kernel_version == kernel_version_ && opening_.grid == block.grid && opening_.loop == block.loop &&
+      opening_.inputs == block.inputs)
+    return opening_.us;
+  BlockGraph loads;  // the opening alone: its loaders and their tiles
+  loads.grid = block.grid;
+  loads.loop = block.loop;
+  loads.inputs = block.inputs;
+  for (int t = 0; t < block.inputs.size(); ++t) loads.tiles.push_back(block.tiles[t]);
+  opening_ = {kernel_version_, block.grid, block.loop, block.inputs,
+              price_kernel(block_counts(state.kernel, loads, gpu.elem_bytes), gpu).total_us};
+  return opening_.us;
+}
+
 CostBound::CostBound(Objective objective, double within, const GpuSpec& gpu)
     : active_(objective == Objective::Best), within_(within), gpu_(gpu) {}
 
@@ -49,7 +66,9 @@ CostBound::Reach CostBound::reach(const State& state, KernelPrices& prices) cons
   if (limit == std::numeric_limits<double>::infinity()) return Reach::All;
   const double floor = prices.sum_us(state.kernel, gpu_);
   if (beyond(floor, limit)) return Reach::None;
-  return beyond(floor + gpu_.launch_us, limit) ? Reach::Completions : Reach::All;
+  const double next_kernel_us =
+      state.open && !state.family.symbolic() ? prices.opening_us(state, gpu_) : gpu_.launch_us;
+  return beyond(floor + next_kernel_us, limit) ? Reach::Completions : Reach::All;
 }
 
 void CostBound::offer(const KernelGraph& mugraph) {

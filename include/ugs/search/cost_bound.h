@@ -9,7 +9,9 @@
 // costs at least a launch. So
 //     a state's completions cost exactly   floor = the sum of its kernel ops' prices,
 //     anything below it costs at least     floor + launch,
-// an admissible bound. A state is cut when it exceeds the limit: the best μGraph confirmed so far
+// an admissible bound. Inside a block graph, its opening fixes its grid, loop and loads: the kernel
+// it becomes costs at least those loads priced alone (what a block graph moves only grows as ops and
+// savers join it), which replaces the launch (a symbolic opening's launches differ: a launch there). A state is cut when it exceeds the limit: the best μGraph confirmed so far
 // (by any thread of this process) times the factor. The best so far only falls, so a cut never loses
 // a μGraph the finished run keeps.
 #include <atomic>
@@ -33,6 +35,9 @@ std::string_view name_of(Objective objective);
 class KernelPrices {
  public:
   double sum_us(const KernelGraph& kernel, const GpuSpec& gpu);
+  // The open block graph of `state` (concrete, open) priced with its loads alone; call after
+  // sum_us(state.kernel): the opening is remembered while the kernel graph stays the same.
+  double opening_us(const State& state, const GpuSpec& gpu);
 
  private:
   struct Known {
@@ -42,6 +47,14 @@ class KernelPrices {
   };
   static bool same(const Known& known, const KernelGraph& kernel, int i);
   FixedVec<Known, kMaxKernelOps> known_;
+  uint64_t kernel_version_ = 0;  // bumped whenever known_ changes
+  struct Opening {
+    uint64_t kernel_version = ~uint64_t{0};
+    Dim3 grid{};
+    int32_t loop = 0;
+    FixedVec<BlockInput, kMaxBlockInputs> inputs;
+    double us = 0;
+  } opening_;
 };
 
 class CostBound {

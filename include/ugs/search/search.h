@@ -115,6 +115,7 @@ struct SearchResult {
   double wall_s = 0, peak_rss_mib = 0;
   // When the first μGraph was confirmed, and the best one (the first of `mugraphs`), in seconds into
   // the run; -1 without μGraphs. A resumed run dates what its checkpoint brought at the checkpoint.
+  // With --objective best the first may be one the list no longer holds (it was beaten).
   double time_to_first_s = -1, time_to_best_s = -1;
   bool partial = false;  // stopped by the time limit
   BackendKind backend = BackendKind::Cpu;  // the fingerprint backend that ran
