@@ -89,6 +89,27 @@ TEST(RanksCli, DfsMpiAndBfsFindWhatDfsFindsAtOneTwoAndThreeRanks) {
     }
 }
 
+// --objective best over ranks: each rank cuts by the lowest limit any rank has told it of, and rank 0
+// keeps what is within the factor of every rank's best: the complete run's cheapest μGraphs.
+TEST(RanksCli, ObjectiveBestOverRanksKeepsTheCheapestOfTheCompleteRun) {
+  const std::string dir = test::temp_dir();
+  const json all = json::parse(read_file(dfs_results("lora_small", dir)));
+  ASSERT_FALSE(all["mugraphs"].empty());
+  const double best = all["mugraphs"][0]["cost"]["estimated_us"].get<double>();
+  std::set<std::string> expected;
+  for (const json& m : all["mugraphs"])
+    if (m["cost"]["estimated_us"].get<double>() <= best * 1.1 * (1 + 1e-9)) expected.insert(m["hash"].get<std::string>());
+  for (const std::string strategy : {"dfs-mpi", "bfs"}) {
+    SCOPED_TRACE(strategy);
+    const std::string out = dir + "/" + strategy + "_best.json";
+    const test::RunResult r = test::run_ranks(2, {"search", "lora_small", "--strategy", strategy, "--objective", "best",
+                                                  "--within", "1.1", "--quiet", "--out", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(test::result_hashes(out), expected);
+    EXPECT_EQ(json::parse(read_file(out))["run"]["objective"], "best");
+  }
+}
+
 TEST(RanksCli, AKilledBfsRankFailsTheRunAndResumeCompletesIt) {
   const std::string dir = test::temp_dir();
   const std::vector<std::string> args = {"search", "qknorm_gqa_small", "--strategy", "bfs", "--quiet", "--checkpoint",

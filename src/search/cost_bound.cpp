@@ -72,8 +72,11 @@ CostBound::Reach CostBound::reach(const State& state, KernelPrices& prices) cons
 }
 
 void CostBound::offer(const KernelGraph& mugraph) {
+  if (active_) lower_to(estimate(mugraph, gpu_).estimated_us * within_);
+}
+
+void CostBound::lower_to(double limit) {
   if (!active_) return;
-  const double limit = estimate(mugraph, gpu_).estimated_us * within_;
   double now = limit_us_.load(std::memory_order_relaxed);
   while (limit < now && !limit_us_.compare_exchange_weak(now, limit, std::memory_order_relaxed)) {
   }

@@ -68,6 +68,8 @@ class CostBound {
   Reach reach(const State& state, KernelPrices& prices) const;
   // A confirmed μGraph: the limit falls to its cost times the factor if that is lower.
   void offer(const KernelGraph& mugraph);
+  // Another rank's limit: this one falls to it if that is lower.
+  void lower_to(double limit_us);
   // The limit now, in µs: infinite before the first μGraph.
   double limit_us() const { return limit_us_.load(std::memory_order_relaxed); }
   // Whether a cost of `us` is past `limit_us`. A relative slack of 1e-9 keeps a μGraph that costs

@@ -56,6 +56,7 @@ void RankExchange::share_z3(const std::vector<expr::ExprId>& queries) {
   need.erase(std::unique(need.begin(), need.end()), need.end());
   std::erase_if(need, [&](expr::ExprId q) { return engine_.oracle.known_without_z3(q).has_value(); });
   WireWriter out;
+  out.put(engine_.bound.limit_us());  // the batch's one collective also lowers every rank's cost limit
   put_exprs(engine_.gen.pool(), need, out);
   const std::vector<std::string> lists = ranks_->all_gather(out.take());
 
@@ -64,6 +65,7 @@ void RankExchange::share_z3(const std::vector<expr::ExprId>& queries) {
   uint64_t first_here = 0;
   for (int r = 0; r < ranks_->size(); ++r) {
     WireReader in(lists[r]);
+    engine_.bound.lower_to(in.get<double>());
     for (expr::ExprId q : get_exprs(engine_.gen.pool(), in))
       if (seen.insert(q).second) {
         distinct.push_back(q);

@@ -7,6 +7,7 @@
 //              (a rank whose shard of the depth is empty expands empty batches);
 //   share_z3   the batch's queries that neither the cache nor the structural stage answers, gathered
 //              from every rank, deduplicated, solved round-robin over the ranks, answers to all;
+//              with them every rank's cost limit (--objective best), each rank taking the lowest;
 //   route      each child to the rank that owns its key (all-to-all), encoded whole with its key,
 //              where duplicates meet, so structural dedup is global; an arrival gets its expressions
 //              rebuilt in this pool and becomes a base of the next depth.
@@ -43,7 +44,8 @@ class RankExchange {
 
   // The frontier as every rank sees it, into `view`; false when any rank stops.
   bool sync(const LevelStore& store, FrontierView& view);
-  // The queries only z3 answers: each distinct one solved once over all ranks, learned by all.
+  // The queries only z3 answers: each distinct one solved once over all ranks, learned by all; and the
+  // ranks' cost limits, the lowest taken by all.
   void share_z3(const std::vector<expr::ExprId>& queries);
   // The batch's children that other ranks own leave (their keep cleared) for this rank's outbox,
   // encoded; returns how many, and adds their bytes to *bytes.

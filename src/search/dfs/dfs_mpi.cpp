@@ -5,7 +5,9 @@
 // toward the end and a slow subtree never leaves another rank idle). Rank 0's threads thus work too,
 // its main thread serving between short sleeps. Each message carries the z3 decisions its sender
 // learned since its last one: rank 0 keeps a board of everyone's and answers each rank with those it
-// has not seen; an idle rank still syncs every kSyncPeriod. run_search gathers the results.
+// has not seen; an idle rank still syncs every kSyncPeriod. Each message also carries its sender's
+// cost limit (--objective best), so a μGraph one rank finds cuts every rank's search within a sync.
+// run_search gathers the results.
 #include <omp.h>
 
 #include <exception>
@@ -117,6 +119,7 @@ class Master {
   void serve(int from, const std::string& msg) {
     WireReader in(msg);
     const auto ask = in.get<Ask>();
+    engine_.bound.lower_to(in.get<double>());
     for (const Decision& d : learn_decisions(engine_.oracle, engine_.gen.pool(), in)) board_.push_back({from, d});
     if (ask == Ask::Done) {
       ++done_;
@@ -125,6 +128,7 @@ class Master {
     WireWriter out;
     const std::vector<State> chunk = ask == Ask::Work ? take() : std::vector<State>{};
     out.put<uint8_t>(no_more());
+    out.put(engine_.bound.limit_us());
     out.put(static_cast<uint64_t>(chunk.size()));
     Bytes enc;
     for (const State& st : chunk) {
@@ -180,6 +184,7 @@ class Follower {
   size_t ask(Ask what, bool& no_more) {
     WireWriter out;
     out.put(what);
+    out.put(engine_.bound.limit_us());
     std::vector<Decision> mine;
     engine_.oracle.take_z3_log(mine);
     put_decisions(engine_.gen.pool(), mine, out);
@@ -188,6 +193,7 @@ class Follower {
     const std::string reply = comm_.receive(0, kTagReply);
     WireReader in(reply);
     no_more |= in.get<uint8_t>() != 0;
+    engine_.bound.lower_to(in.get<double>());
     std::vector<State> chunk(in.get<uint64_t>());
     for (State& s : chunk) get_state(in, engine_.gen.pool(), s);
     const size_t got = chunk.size();
