@@ -71,8 +71,10 @@ CostBound::Reach CostBound::reach(const State& state, KernelPrices& prices) cons
   return beyond(floor + next_kernel_us, limit) ? Reach::Completions : Reach::All;
 }
 
+double CostBound::price_us(const KernelGraph& mugraph) const { return estimate(mugraph, gpu_).estimated_us; }
+
 void CostBound::offer(const KernelGraph& mugraph) {
-  if (active_) lower_to(estimate(mugraph, gpu_).estimated_us * within_);
+  if (active_) lower_to(price_us(mugraph) * within_);
 }
 
 void CostBound::lower_to(double limit) {

@@ -68,6 +68,10 @@ class CostBound {
   Reach reach(const State& state, KernelPrices& prices) const;
   // A confirmed μGraph: the limit falls to its cost times the factor if that is lower.
   void offer(const KernelGraph& mugraph);
+  // What the bound orders and cuts a μGraph by: its estimated time (estimate()).
+  double price_us(const KernelGraph& mugraph) const;
+  // Whether a μGraph that cost `us` can no longer be kept.
+  bool cuts(double us) const { return active_ && beyond(us, limit_us()); }
   // Another rank's limit: this one falls to it if that is lower.
   void lower_to(double limit_us);
   // The limit now, in µs: infinite before the first μGraph.

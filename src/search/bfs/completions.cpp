@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 namespace ugs::search_detail {
 
 void Fed::clear() {
@@ -44,6 +46,7 @@ void Completions::verify(const Batch& batch, Team& team) {
     if (any) runs_.emplace_back(k, end);
     k = end;
   }
+  if (engine_.bound.active()) order_runs_by_cost();
   if (!runs_.empty() && engine_.verifier.confirms_on_device()) confirm_field_tests_in_bulk();
   // One run: its confirmation with the evaluator's own threads (blocks, rows); more: side by side,
   // each on one thread (the float64 check of a large candidate gains little from the evaluator's).
@@ -97,8 +100,21 @@ void Completions::confirm_field_tests_in_bulk() {
   collector_.counters.phase_s.verify += seconds_since(start);
 }
 
-// Confirms run j's matching completions in order; the first that passes is recorded.
+// --objective best: the cheapest runs are confirmed first, so the first μGraph confirmed lowers the
+// cost limit as far as this batch can, and the runs past it are skipped (confirm_run). A run is one
+// state's completions, which share its kernel ops and so their cost.
+void Completions::order_runs_by_cost() {
+  run_cost_.clear();
+  for (const auto& [begin, end] : runs_) run_cost_.push_back({engine_.bound.price_us(*graphs_[begin]), begin, end});
+  std::stable_sort(run_cost_.begin(), run_cost_.end(),
+                   [](const RunCost& a, const RunCost& b) { return a.us < b.us; });
+  for (size_t j = 0; j < runs_.size(); ++j) runs_[j] = {run_cost_[j].begin, run_cost_[j].end};
+}
+
+// Confirms run j's matching completions in order; the first that passes is recorded. A run that the
+// cost bound cuts by now is not confirmed.
 void Completions::confirm_run(size_t j) {
+  if (engine_.bound.active() && engine_.bound.cuts(engine_.bound.price_us(*graphs_[runs_[j].first]))) return;
   const auto start = Clock::now();
   Worker& worker = workers_[omp_get_thread_num()];
   const bool bulk = engine_.verifier.confirms_on_device();

@@ -68,6 +68,7 @@ class Completions {
   void gather(std::vector<Fed>& fed, size_t chunks, uint32_t first_owner);
   void confirm_field_tests_in_bulk();
   void confirm_run(size_t j);
+  void order_runs_by_cost();
 
   const Engine& engine_;
   std::deque<Worker>& workers_;
@@ -84,6 +85,11 @@ class Completions {
   std::vector<uint32_t> owner_;             // the batch state each came from
   Fingerprints fp_;
   std::vector<std::pair<size_t, size_t>> runs_;  // one matched state's completions [begin, end)
+  struct RunCost {
+    double us;
+    size_t begin, end;
+  };
+  std::vector<RunCost> run_cost_;  // order_runs_by_cost's scratch
   std::vector<const KernelGraph*> matched_;      // the runs' matching completions, when confirmed in bulk
   std::vector<uint32_t> matched_at_;             // per completion: its index in matched_
   std::vector<uint8_t> confirm_passes_;          // their field tests' outcomes (Verifier::confirm_field_tests)
