@@ -11,9 +11,10 @@
 //     anything below it costs at least     floor + launch,
 // an admissible bound. Inside a block graph, its opening fixes its grid, loop and loads: the kernel
 // it becomes costs at least those loads priced alone (what a block graph moves only grows as ops and
-// savers join it), which replaces the launch (a symbolic opening's launches differ: a launch there). A state is cut when it exceeds the limit: the best μGraph confirmed so far
-// (by any thread of this process) times the factor. The best so far only falls, so a cut never loses
-// a μGraph the finished run keeps.
+// savers join it), which replaces the launch (a symbolic opening's launches differ: a launch there).
+// A state is cut when it exceeds the limit: the best μGraph confirmed so far (by any thread of this
+// process, or another rank) times the factor. The limit only falls, so a cut never loses a μGraph the
+// finished run keeps.
 #include <atomic>
 #include <cstdint>
 #include <limits>
