@@ -43,7 +43,7 @@ void Completions::verify(const Batch& batch, Team& team) {
     size_t end = k;
     bool any = false;
     while (end < graphs_.size() && owner_[end] == owner_[k]) any |= fp_.match[end++] != 0;
-    if (any) runs_.emplace_back(k, end);
+    if (any) runs_.push_back({k, end});
     k = end;
   }
   if (engine_.bound.active()) order_runs_by_cost();
@@ -90,8 +90,8 @@ void Completions::confirm_field_tests_in_bulk() {
   const auto start = Clock::now();
   matched_.clear();
   matched_at_.assign(graphs_.size(), 0);
-  for (const auto& [begin, end] : runs_)
-    for (size_t k = begin; k < end; ++k)
+  for (const Run& run : runs_)
+    for (size_t k = run.begin; k < run.end; ++k)
       if (fp_.match[k]) {
         matched_at_[k] = static_cast<uint32_t>(matched_.size());
         matched_.push_back(graphs_[k]);
@@ -104,22 +104,19 @@ void Completions::confirm_field_tests_in_bulk() {
 // cost limit as far as this batch can, and the runs past it are skipped (confirm_run). A run is one
 // state's completions, which share its kernel ops and so their cost.
 void Completions::order_runs_by_cost() {
-  run_cost_.clear();
-  for (const auto& [begin, end] : runs_) run_cost_.push_back({engine_.bound.price_us(*graphs_[begin]), begin, end});
-  std::stable_sort(run_cost_.begin(), run_cost_.end(),
-                   [](const RunCost& a, const RunCost& b) { return a.us < b.us; });
-  for (size_t j = 0; j < runs_.size(); ++j) runs_[j] = {run_cost_[j].begin, run_cost_[j].end};
+  for (Run& run : runs_) run.us = engine_.bound.price_us(*graphs_[run.begin]);
+  std::stable_sort(runs_.begin(), runs_.end(), [](const Run& a, const Run& b) { return a.us < b.us; });
 }
 
 // Confirms run j's matching completions in order; the first that passes is recorded. A run that the
 // cost bound cuts by now is not confirmed.
 void Completions::confirm_run(size_t j) {
-  if (engine_.bound.active() && engine_.bound.cuts(engine_.bound.price_us(*graphs_[runs_[j].first]))) return;
+  if (engine_.bound.cuts(runs_[j].us)) return;  // us is set whenever the bound is active
   const auto start = Clock::now();
   Worker& worker = workers_[omp_get_thread_num()];
   const bool bulk = engine_.verifier.confirms_on_device();
   const size_t tests = static_cast<size_t>(engine_.verifier.confirm_tests());
-  for (size_t k = runs_[j].first; k < runs_[j].second && !raised(stop_); ++k) {
+  for (size_t k = runs_[j].begin; k < runs_[j].end && !raised(stop_); ++k) {
     if (!fp_.match[k]) continue;
     ++worker.counters.fingerprint_passes;
     const VerifyResult outcome =

@@ -84,12 +84,11 @@ class Completions {
   std::vector<const KernelGraph*> graphs_;  // the batch's completions, fingerprinted together
   std::vector<uint32_t> owner_;             // the batch state each came from
   Fingerprints fp_;
-  std::vector<std::pair<size_t, size_t>> runs_;  // one matched state's completions [begin, end)
-  struct RunCost {
-    double us;
-    size_t begin, end;
+  struct Run {
+    size_t begin, end;  // one matched state's completions [begin, end)
+    double us = 0;      // their estimated time (order_runs_by_cost)
   };
-  std::vector<RunCost> run_cost_;  // order_runs_by_cost's scratch
+  std::vector<Run> runs_;
   std::vector<const KernelGraph*> matched_;      // the runs' matching completions, when confirmed in bulk
   std::vector<uint32_t> matched_at_;             // per completion: its index in matched_
   std::vector<uint8_t> confirm_passes_;          // their field tests' outcomes (Verifier::confirm_field_tests)

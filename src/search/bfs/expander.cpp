@@ -65,7 +65,8 @@ void Expander::expand_chunks(LevelStore& store) {
       worker.progress.fetch_add(1, std::memory_order_relaxed);
       visit(store, static_cast<uint32_t>(i), thread);
       const State& state = scratch_[thread].cursor.state();
-      if (engine_.bound.reach(state, worker.prices) == CostBound::Reach::None) {  // its completions too
+      const CostBound::Reach reach = engine_.bound.reach(state, worker.prices);
+      if (reach == CostBound::Reach::None) {  // its completions too
         ++worker.counters.states;
         ++worker.counters.pruned.cost;
         continue;
@@ -85,7 +86,7 @@ void Expander::expand_chunks(LevelStore& store) {
         fed.completions.resize(before);
         if (verified || raised(stop_)) continue;
       }
-      generate(static_cast<uint32_t>(i), chunk, thread);
+      generate(static_cast<uint32_t>(i), chunk, thread, reach);
     }
     completions_.hand_in(c);
   });
@@ -93,10 +94,10 @@ void Expander::expand_chunks(LevelStore& store) {
 }
 
 // The steps from state i (under the thread's cursor); those the cache settles become children at once.
-void Expander::generate(uint32_t i, Chunk& chunk, int thread) {
+void Expander::generate(uint32_t i, Chunk& chunk, int thread, CostBound::Reach reach) {
   Scratch& s = scratch_[thread];
   Worker& worker = workers_[thread];
-  if (engine_.bound.reach(s.cursor.state(), worker.prices) != CostBound::Reach::All) {
+  if (reach != CostBound::Reach::All) {
     ++worker.counters.pruned.cost;  // nothing below it could be kept
     return;
   }
@@ -157,7 +158,7 @@ void Expander::expand_deferred(const LevelStore& store) {
       ++worker.counters.states;
       if (completions_.verified(i)) continue;
       visit(store, i, thread);
-      generate(i, chunk, thread);
+      generate(i, chunk, thread, engine_.bound.reach(scratch_[thread].cursor.state(), worker.prices));
     }
   });
   collector_.counters.phase_s.expand += seconds_since(start);

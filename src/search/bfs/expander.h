@@ -66,7 +66,8 @@ class Expander {
   static constexpr size_t kPrefetch = 8;  // nodes ahead of the cursor
 
   void visit(const LevelStore& store, uint32_t i, int thread);  // moves the thread's cursor to batch state i
-  void generate(uint32_t i, Chunk& chunk, int thread);           // state i, under the thread's cursor
+  // State i, under the thread's cursor; `reach` (the cost bound's for it) not All: no children.
+  void generate(uint32_t i, Chunk& chunk, int thread, CostBound::Reach reach);
   // `keep`: 0 while the oracle has still to answer its query.
   void make_child(uint32_t i, const Step& step, Chunk& chunk, int thread, uint8_t keep = 1);
 
