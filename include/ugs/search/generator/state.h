@@ -46,6 +46,10 @@ struct State {
 
 struct Step {
   enum class Kind : uint8_t { KernelOp, OpenBlock, BlockOp, CloseBlock };
+  // Provided, so that `Step()` and `emplace_back()` set the members below only: the implicit one
+  // makes value-initialization zero the whole step first, which GCC does with a `rep stos`, slow to
+  // start, for every candidate the generator makes.
+  Step() {}  // NOLINT(modernize-use-equals-default)
   Kind kind = Kind::KernelOp;
   // Symbolic openings only (the fields in this order fill what would be padding). OpenBlock: the
   // launches opened, as bits over the launch table from `launch_base` (Generator::launch_table);
