@@ -140,20 +140,21 @@ Verdict BlockGraph::check_complete(const GraphRules& rules) const {
 Verdict replay_block(const BlockGraph& from, Dim3 grid, int32_t loop, std::span<const Shape> tensors,
                      BlockGraph& out) {
   if (Verdict v = BlockGraph::check_launch(grid, loop); v != Verdict::Ok) return v;
-  // Copies first: `from` may be `out`, which clear() empties.
-  const FixedVec<BlockInput, kMaxBlockInputs> inputs = from.inputs;
-  const FixedVec<Op, kMaxBlockOps> ops = from.ops;
-  const FixedVec<BlockOutput, kMaxBlockOutputs> outputs = from.outputs;
+  // `from` may be `out`, which clear() empties: then from a copy (the search replays into another).
+  if (&from == &out) {
+    const BlockGraph copy = from;
+    return replay_block(copy, grid, loop, tensors, out);
+  }
   out.clear();
   out.grid = grid;
   out.loop = loop;
-  for (const BlockInput& in : inputs) {
+  for (const BlockInput& in : from.inputs) {
     if (in.tensor < 0 || in.tensor >= static_cast<int32_t>(tensors.size())) return Verdict::BadOperand;
     if (Verdict v = out.add_input(in.tensor, tensors[in.tensor], in.imap, in.fmap); v != Verdict::Ok) return v;
   }
-  for (const Op& op : ops)
+  for (const Op& op : from.ops)
     if (Verdict v = out.add_op(op); v != Verdict::Ok) return v;
-  for (const BlockOutput& o : outputs)
+  for (const BlockOutput& o : from.outputs)
     if (Verdict v = out.add_output(o.tile, o.omap); v != Verdict::Ok) return v;
   return Verdict::Ok;
 }

@@ -40,7 +40,8 @@ Verdict KernelGraph::add_op(const Op& op) {
 // elsewhere (a file, a mutant) is checked exactly as one built step by step.
 Verdict KernelGraph::add_block(const BlockGraph& bg, const GraphRules& rules) {
   if (ops.full() || blocks.full() || tensors.size() + bg.outputs.size() > kMaxTensors) return Verdict::TooMany;
-  BlockGraph b;
+  // Replayed in the slot past the last block graph, which joins only if it is valid: no copy of it.
+  BlockGraph& b = blocks.spare();
   if (Verdict v = replay_block(bg, bg.grid, bg.loop, tensors.span(), b); v != Verdict::Ok) return v;
   if (Verdict v = b.check_complete(rules); v != Verdict::Ok) return v;
   for (int i = 0; i < b.outputs.size(); ++i)
@@ -51,7 +52,7 @@ Verdict KernelGraph::add_block(const BlockGraph& bg, const GraphRules& rules) {
   ops.push_back({op, static_cast<int8_t>(blocks.size()), static_cast<int16_t>(tensors.size()),
                  static_cast<int8_t>(b.outputs.size())});
   for (int i = 0; i < b.outputs.size(); ++i) tensors.push_back(b.output_shape(i));
-  blocks.push_back(b);
+  blocks.push_spare();
   return Verdict::Ok;
 }
 

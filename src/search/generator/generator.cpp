@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "search/generator/enumerate.h"
@@ -162,25 +163,31 @@ void Generator::close_steps(const State& state, const BlockGraph& block, std::ve
       radix.push_back(block.tiles[std::countr_zero(outs)].shape.rank);
     }
   search_detail::Odometer<3> dims(radix);
+  // One copy of the block graph and of the kernel graph for every omap: each try adds the savers
+  // and the closed block, then takes them off again (the graphs are kilobytes).
+  BlockGraph closed = block;
+  std::optional<KernelGraph> kernel;
   do {
     Step st;
     st.kind = Step::Kind::CloseBlock;
     for (int i = 0; i < axes.size(); ++i) st.omap[axes[i]] = static_cast<int8_t>(dims.digits()[i]);
     if (!cfg_.tries_omap(st.omap)) continue;
-    BlockGraph closed = block;
+    closed.outputs.clear();
     bool ok = true;
     for_each_tile(outs, [&](int t) { ok = ok && closed.add_output(t, st.omap) == Verdict::Ok; });
-    KernelGraph kernel = state.kernel;
-    const Verdict verdict = ok ? kernel.add_block(closed, rules_) : Verdict::BadOmap;
+    if (ok && !kernel) kernel.emplace(state.kernel);
+    const Verdict verdict = ok ? kernel->add_block(closed, rules_) : Verdict::BadOmap;
     if (verdict != Verdict::Ok) {
       ++(cause(verdict) == Cause::Memory ? pruned.memory : pruned.shape);
-    } else if (!may_append_block(state.kernel, closed)) {
-      ++pruned.order;
-    } else if (!search_detail::kernel_can_finish(kernel, program_.outputs.size(), cfg_)) {
-      ++pruned.reach;
-    } else {
-      out.push_back(st);
+      continue;
     }
+    if (!may_append_block(state.kernel, closed))
+      ++pruned.order;
+    else if (!search_detail::kernel_can_finish(*kernel, program_.outputs.size(), cfg_))
+      ++pruned.reach;
+    else
+      out.push_back(st);
+    kernel->pop_op();
   } while (dims.next());
 }
 
