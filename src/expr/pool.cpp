@@ -2,6 +2,7 @@
 // live in fixed chunks that never move, so reads are lock-free; interning takes one shard's lock.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <stdexcept>
 
 #include "algebra.h"
@@ -123,6 +124,7 @@ ExprFacts ExprPool::make_facts(ExprKind k, std::span<const ExprId> ks, const Siz
   f.max_terms = std::max<uint16_t>(f.max_terms, static_cast<uint16_t>(terms));
   const int degree = k == ExprKind::Mul ? static_cast<int>(ks.size()) : 1;
   f.max_degree = std::max<uint16_t>(f.max_degree, static_cast<uint16_t>(degree));
+  f.coverage = static_cast<uint8_t>(std::popcount(f.vars) + std::popcount(f.symbols));
   return f;
 }
 

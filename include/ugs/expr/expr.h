@@ -45,6 +45,7 @@ struct ExprFacts {
   uint16_t symbols = 0;     // bit per ExprKind in the normal form (Add, Mul: iff max_terms, max_degree >= 2)
   uint16_t max_terms = 0;   // most summands of any sum inside (the root, atom arguments, denominators)
   uint16_t max_degree = 0;  // most factors of any summand inside
+  uint8_t coverage = 0;     // inputs that occur plus kinds in symbols (popcounts, taken once here)
 
   // A necessary condition for "this ⊑ t".
   bool within(const ExprFacts& t) const;

@@ -6,7 +6,6 @@
 // The breadth-first engine keeps each batch's children most promising first, so a search that dives
 // under a memory limit reaches μGraphs early; every state is still expanded. Internal to src/search.
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 
 #include "ugs/expr/expr.h"
@@ -16,8 +15,7 @@ namespace ugs::search_detail {
 
 inline uint8_t expr_promise(const expr::ExprPool& pool, expr::ExprId e) {
   if (e == kNoQuery) return 0;
-  const expr::ExprFacts& facts = pool.facts(e);
-  return static_cast<uint8_t>(std::popcount(facts.vars) + std::popcount(facts.symbols));
+  return pool.facts(e).coverage;
 }
 
 inline uint8_t state_promise(const expr::ExprPool& pool, const State& state) {
