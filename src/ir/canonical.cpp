@@ -137,16 +137,6 @@ OpRank rank_of(const KernelGraph& graph, int i) {
 
 // Operands are tile indices (under kMaxTiles) stored plus one, so an absent second operand (0) ranks
 // below any; a signed field is offset by its sign bit, so unsigned order is its order.
-uint64_t packed_rank(const Op& op) {
-  static_assert(kMaxTiles < 255);
-  const int n = arity(op.kind);
-  const uint64_t in0 = n > 0 ? op.in[0] + 1 : 0, in1 = n > 1 ? op.in[1] + 1 : 0;
-  return in0 << 56 | in1 << 48 | uint64_t{static_cast<uint8_t>(op.kind)} << 40 |
-         uint64_t{static_cast<uint8_t>(op.dim ^ 0x80)} << 32 | (static_cast<uint32_t>(op.to) ^ 0x80000000u);
-}
-
-bool operands_ordered(const Op& op) { return !is_commutative(op.kind) || op.in[0] <= op.in[1]; }
-
 namespace {
 
 // The greedy-order condition for the op of rank r at position m, whose operands all exist once the
@@ -169,14 +159,6 @@ bool fits(const KernelGraph& graph, const OpRank& r, int m) {
 BlockAppendOrder::BlockAppendOrder(const BlockGraph& bg, int ops) : inputs_(bg.inputs.size()), ops_(ops) {
   highest_since_[ops] = 0;
   for (int k = ops - 1; k >= 0; --k) highest_since_[k] = std::max(highest_since_[k + 1], packed_rank(bg.ops[k]));
-}
-
-// The op's operands all exist once the first `ready` ops are placed; it must rank above each op
-// placed since (a packed rank is never 0, so an empty window admits it).
-bool BlockAppendOrder::admits(const Op& op) const {
-  int ready = 0;
-  for (int i = 0; i < arity(op.kind); ++i) ready = std::max(ready, op.in[i] - inputs_ + 1);
-  return operands_ordered(op) && (ready >= ops_ || packed_rank(op) > highest_since_[ready]);
 }
 
 bool may_append(const BlockGraph& bg, const Op& op) { return BlockAppendOrder(bg).admits(op); }
