@@ -83,7 +83,7 @@ struct alignas(64) Worker {
   std::vector<KernelGraph> found;            // confirmed μGraphs
   std::vector<Clock::time_point> found_at;   // when each was confirmed (record()); the μGraphs a
                                              // resumed bfs's checkpoint brought have none
-  std::atomic<uint64_t> progress{0};         // states, for the progress line
+  std::atomic<uint64_t> progress{0};         // states, for the progress line (count_state())
   std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
   std::vector<KernelGraph> completions;      // scratch
   KernelPrices prices;                       // the cost bound's memo of the states it met
@@ -94,6 +94,9 @@ struct alignas(64) Worker {
   uint64_t expr_cache_hits = 0;
 
   std::vector<Step>& steps_at(int depth);
+  // One more state for the progress line. Only this worker's thread writes the count, so a load and a
+  // store do: a locked add per state waited for the thread's pending stores to drain each time.
+  void count_state() { progress.store(progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   // A confirmed μGraph, dated now; it may lower the cost bound.
   void record(const KernelGraph& graph, CostBound& bound) {
     found.push_back(graph);

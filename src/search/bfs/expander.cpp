@@ -62,7 +62,7 @@ void Expander::expand_chunks(LevelStore& store) {
     fed.clear();
     Worker& worker = workers_[thread];
     for (auto [i, end] = batch_.states_of(c); i < end && !raised(stop_); ++i) {
-      worker.progress.fetch_add(1, std::memory_order_relaxed);
+      worker.count_state();
       visit(store, static_cast<uint32_t>(i), thread);
       const State& state = scratch_[thread].cursor.state();
       const CostBound::Reach reach = engine_.bound.reach(state, worker.prices);

@@ -77,7 +77,7 @@ bool decide(const Engine& engine, Worker& worker, expr::ExprId query) {
 // only around a decision.
 void visit(const Engine& engine, const State& state, Worker& worker, std::vector<Step>& children) {
   ++worker.counters.states;
-  worker.progress.fetch_add(1, std::memory_order_relaxed);
+  worker.count_state();
   children.clear();
   const CostBound::Reach reach = engine.bound.reach(state, worker.prices);
   if (reach == CostBound::Reach::None) {
