@@ -13,7 +13,7 @@
 namespace ugs {
 namespace {
 
-// Every state of a search of rmsnorm_linear_small under `overrides`, depth first.
+// Every state of a search of rmsnorm_linear_small under `overrides`, depth first, with its steps.
 template <class Visit>
 void every_state(const nlohmann::json& overrides, bool symbolic, Visit visit) {
   const Program p = load_program("rmsnorm_linear_small");
@@ -28,10 +28,10 @@ void every_state(const nlohmann::json& overrides, bool symbolic, Visit visit) {
   while (!stack.empty()) {
     const State s = stack.back();
     stack.pop_back();
-    visit(s, cfg.rules());
     std::vector<Step> steps;
     PruneCounts pruned;
     gen.candidates(s, steps, pruned);
+    visit(s, cfg.rules(), steps);
     for (const Step& st : steps) stack.push_back(gen.apply(s, st));
   }
 }
@@ -40,7 +40,7 @@ void every_state(const nlohmann::json& overrides, bool symbolic, Visit visit) {
 // and the launches alive after each tile.
 void round_trip_every_state(const nlohmann::json& overrides, bool symbolic) {
   size_t seen = 0, open = 0, in_family = 0;
-  every_state(overrides, symbolic, [&](const State& s, const GraphRules& rules) {
+  every_state(overrides, symbolic, [&](const State& s, const GraphRules& rules, const std::vector<Step>&) {
     search_detail::Bytes a, b;
     search_detail::encode(s, a);
     State back;
@@ -77,6 +77,55 @@ TEST(StateCodec, RoundTripsEveryStateOfASymbolicSearch) {
                          true);
 }
 
+bool same_fields(const Step& a, const Step& b) {
+  return a.kind == b.kind && a.launch == b.launch && a.launch_base == b.launch_base && a.op == b.op &&
+         a.grid == b.grid && a.loop == b.loop && a.inputs == b.inputs && a.omap == b.omap && a.launches == b.launches;
+}
+
+std::vector<uint8_t> encoded(const Step& st) {
+  uint8_t buf[search_detail::kMaxEncodedStep];
+  return {buf, search_detail::encode(st, buf)};
+}
+
+// Every step of a search, concrete and symbolic (openings, ops with their launches, closings), comes
+// back field for field, its query left out; the bytes are the fields only, whatever the unused input slots hold; an
+// encoding cut short is refused.
+TEST(StateCodec, StepsRoundTripFieldByField) {
+  size_t seen = 0, openings = 0, with_launches = 0;
+  const auto check = [&](const State&, const GraphRules&, const std::vector<Step>& steps) {
+    for (const Step& st : steps) {
+      const std::vector<uint8_t> bytes = encoded(st);
+      ASSERT_GE(bytes.size(), search_detail::kMinEncodedStep);
+      Step back;
+      back.query = 7;
+      ASSERT_EQ(search_detail::decode_bounded(bytes.data(), bytes.data() + bytes.size(), back),
+                bytes.data() + bytes.size());
+      EXPECT_TRUE(same_fields(back, st));
+      EXPECT_EQ(back.query, kNoQuery);
+      if (seen++ % 31 == 0) {
+        Step other = st;  // the same step with other bytes past its inputs
+        const int n = other.inputs.size();
+        other.inputs.resize(kMaxBlockInputs);
+        for (int i = n; i < kMaxBlockInputs; ++i) other.inputs[i] = BlockInput{5, {1, 2, 0}, 1};
+        other.inputs.resize(n);
+        other.query = st.query + 1;
+        EXPECT_EQ(encoded(other), bytes);
+        for (size_t cut = 0; cut < bytes.size(); ++cut)
+          EXPECT_EQ(search_detail::decode_bounded(bytes.data(), bytes.data() + cut, back), nullptr);
+      }
+      openings += st.kind == Step::Kind::OpenBlock;
+      with_launches += st.launches != 0;
+    }
+  };
+  const nlohmann::json space = {{"grids", {{6, 1, 1}, {12, 1, 1}}}, {"loop_ranges", {1, 4, 16}}, {"max_kernel_ops", 3},
+                                {"max_block_ops", 5}};
+  every_state(space, false, check);
+  every_state(space, true, check);
+  EXPECT_GT(seen, 5000u);
+  EXPECT_GT(openings, 20u);
+  EXPECT_GT(with_launches, 100u);
+}
+
 // Each byte of some states' encodings changed (and each encoding cut short): every result is refused
 // by decode_bounded or by well_formed, or is a state the check accepts; nothing is read past the end
 // (the address sanitizer build would stop there) and nothing throws.
@@ -85,7 +134,7 @@ TEST(StateCodec, DamagedBytesAreRefusedNotReadPastTheirEnd) {
   size_t n = 0;
   every_state({{"grids", {{6, 1, 1}, {12, 1, 1}}}, {"loop_ranges", {1, 4, 16}}, {"max_kernel_ops", 3},
                {"max_block_ops", 5}},
-              true, [&](const State& s, const GraphRules& rules) {
+              true, [&](const State& s, const GraphRules& rules, const std::vector<Step>&) {
                 if (n++ % 97 != 0) return;
                 search_detail::Bytes good;
                 search_detail::encode(s, good);

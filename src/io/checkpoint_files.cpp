@@ -20,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kMagic[] = "UGSCKPT6";  // 6: a level's pending nodes are its last
+constexpr char kMagic[] = "UGSCKPT7";  // 7: a slab's whole steps field by field
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
 
 // A header field of the wrong kind: nlohmann's get() converts any number to any arithmetic type, so

@@ -6,7 +6,8 @@
 namespace ugs::search_detail {
 namespace {
 
-static_assert(std::is_trivially_copyable_v<Node> && std::is_trivially_copyable_v<Step>);
+// Nodes are written as they are in memory: three numbers and no padding.
+static_assert(std::is_trivially_copyable_v<Node> && sizeof(Node) == 2 * sizeof(uint32_t) + sizeof(uint64_t));
 
 struct Counts {
   uint64_t nodes = 0, whole = 0, bases = 0, base_bytes = 0;
@@ -24,7 +25,7 @@ void append(std::vector<uint8_t>& out, const T* items, size_t n) {
 void encode_slab(const NodeSlab& slab, std::vector<uint8_t>& out) {
   const Counts counts{slab.nodes.size(), slab.whole_steps.size(), slab.bases.size(), slab.bases.data().size()};
   out.clear();
-  out.reserve(sizeof counts + counts.nodes * sizeof(Node) + counts.whole * sizeof(Step) + counts.base_bytes +
+  out.reserve(sizeof counts + counts.nodes * sizeof(Node) + counts.whole * kMaxEncodedStep + counts.base_bytes +
               counts.bases * sizeof(uint64_t));
   append(out, &counts, 1);
   // The queries are ids in this run's pool, meaningless to another.
@@ -32,10 +33,8 @@ void encode_slab(const NodeSlab& slab, std::vector<uint8_t>& out) {
     n.query = kNoQuery;
     append(out, &n, 1);
   }
-  for (Step st : slab.whole_steps) {
-    st.query = kNoQuery;
-    append(out, &st, 1);
-  }
+  uint8_t step[kMaxEncodedStep];
+  for (const Step& st : slab.whole_steps) append(out, step, static_cast<size_t>(encode(st, step) - step));
   append(out, slab.bases.data().data(), slab.bases.data().size());
   append(out, slab.base_keys.data(), slab.base_keys.size());
 }
@@ -52,16 +51,19 @@ bool decode_slab(std::span<const uint8_t> bytes, NodeSlab& slab) {
     left -= count * item;
     return true;
   };
-  if (counts.nodes > NodeSlab::kNodes || !take(counts.nodes, sizeof(Node)) || !take(counts.whole, sizeof(Step)) ||
-      !take(counts.base_bytes, 1) || !take(counts.bases, sizeof(uint64_t)) || left != 0)
+  // The steps' bytes are what the other parts leave, each step at least kMinEncodedStep of them.
+  if (counts.nodes > NodeSlab::kNodes || !take(counts.nodes, sizeof(Node)) || !take(counts.base_bytes, 1) ||
+      !take(counts.bases, sizeof(uint64_t)) || counts.whole > left / kMinEncodedStep)
     return false;
   const uint8_t* at = bytes.data() + sizeof counts;
   slab.nodes.resize(counts.nodes);
   std::memcpy(slab.nodes.data(), at, counts.nodes * sizeof(Node));
   at += counts.nodes * sizeof(Node);
+  const uint8_t* steps_end = at + left;
   slab.whole_steps.resize(counts.whole);
-  if (counts.whole) std::memcpy(static_cast<void*>(slab.whole_steps.data()), at, counts.whole * sizeof(Step));
-  at += counts.whole * sizeof(Step);
+  for (Step& st : slab.whole_steps)
+    if (!(at = decode_bounded(at, steps_end, st))) return false;
+  if (at != steps_end) return false;
   if (!slab.bases.assign(Bytes(at, at + counts.base_bytes), counts.bases)) return false;
   at += counts.base_bytes;
   slab.base_keys.resize(counts.bases);

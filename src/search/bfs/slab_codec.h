@@ -2,8 +2,9 @@
 // A slab of the frontier's tree (state_tree.h) as a checkpoint keeps it: a slab joined to its level
 // never changes (one that loses expanded nodes is marked unwritten), so a checkpoint writes each slab once
 // and the next ones only name it. The bytes: the counts (nodes, whole steps, bases, the bases' bytes),
-// then the nodes, the whole steps, the bases encoded and their keys. The nodes' and steps' queries are
-// left out: they are ids in the pool of the run that wrote them, and a resume recomputes them.
+// then the nodes, the whole steps (field by field, state_codec.h: the same steps give the same bytes),
+// the bases encoded and their keys. The nodes' and steps' queries are left out: they are ids in the
+// pool of the run that wrote them, and a resume recomputes them.
 // Internal to src/search.
 #include <cstdint>
 #include <span>

@@ -286,6 +286,40 @@ const uint8_t* decode_bounded(const uint8_t* p, const uint8_t* end, State& s) {
   }
 }
 
+uint8_t* encode(const Step& st, uint8_t* out) {
+  Writer w(out);
+  w.u8(static_cast<int>(st.kind));
+  w.index(st.launch);
+  w.var(st.launch_base);
+  pack(w, st.op);
+  pack(w, Launch{st.grid, st.loop});
+  pack(w, st.inputs);
+  pack(w, st.omap);
+  w.var(st.launches);
+  return w.end();
+}
+
+const uint8_t* decode_bounded(const uint8_t* p, const uint8_t* end, Step& st) {
+  try {
+    Reader r(p, end);
+    st = Step();
+    st.kind = static_cast<Step::Kind>(r.below(static_cast<int>(Step::Kind::CloseBlock) + 1));
+    st.launch = static_cast<int8_t>(r.index());
+    st.launch_base = static_cast<uint16_t>(r.var());
+    unpack(r, st.op);
+    Launch launch;
+    unpack(r, launch);
+    st.grid = launch.grid;
+    st.loop = launch.loop;
+    unpack(r, st.inputs);
+    unpack(r, st.omap);
+    st.launches = r.var();
+    return r.end();
+  } catch (const Damaged&) {
+    return nullptr;
+  }
+}
+
 uint64_t structural_key(const uint8_t* p) {
   uint16_t n;
   std::memcpy(&n, p, kLengthBytes);

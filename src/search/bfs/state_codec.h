@@ -27,6 +27,17 @@ const uint8_t* decode_bounded(const uint8_t* p, const uint8_t* end, State& s);
 // same one: the key of the bfs tree's root (state_tree.h derives every other key from it).
 uint64_t structural_key(const uint8_t* encoded);
 
+// One step as a slab of the bfs tree keeps it (slab_codec.h): every field by value and none of the
+// struct's padding or unused slots, so equal steps give equal bytes whatever their memory held. The
+// query is left out: it is an id in the pool of the run that wrote it. Writes at most kMaxEncodedStep
+// bytes at out and returns their end.
+inline constexpr size_t kMaxEncodedStep = 128;
+inline constexpr size_t kMinEncodedStep = 17;  // every count zero, every number one byte
+uint8_t* encode(const Step& st, uint8_t* out);
+// Reads one step from p, nothing at or past `end`; null where the bytes are not one encoded step. The
+// step's query is kNoQuery. (Whether a search makes such a step is the resume's to check.)
+const uint8_t* decode_bounded(const uint8_t* p, const uint8_t* end, Step& st);
+
 // States stored back to back in their encoding: the bfs tree's base states, a checkpoint's levels.
 class Frontier {
  public:
