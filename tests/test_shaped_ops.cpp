@@ -99,6 +99,30 @@ TEST(ShapedOpsMemo, PastItsBudgetListsAreComputedAndStillRight) {
   EXPECT_EQ(memo.stats().entries, 0u);
 }
 
+// Past the budget, a thread keeps the parts it computed last: a child looked up after its parent
+// computes its last part only, and a block graph looked up again computes nothing.
+TEST(ShapedOpsMemo, PastItsBudgetAChildAfterItsParentComputesOnlyItsLastPart) {
+  const Program p = load_program("gated_mlp_small");
+  const SearchConfig cfg = test::config_for(p);
+  const std::vector<BlockGraph> graphs = block_graphs(p, cfg, 4000);
+  const ShapedOpsMemo memo(cfg, 0);
+  int checked = 0;
+  for (const BlockGraph& child : graphs) {
+    if (child.ops.empty()) continue;
+    BlockGraph parent = child;
+    parent.pop_op();
+    EXPECT_TRUE(same(memo.lookup(parent), compute_shaped_block_ops(parent, cfg)));
+    const size_t computed = memo.stats().computed;
+    EXPECT_TRUE(same(memo.lookup(child), compute_shaped_block_ops(child, cfg)));
+    EXPECT_LE(memo.stats().computed, computed + 1);
+    EXPECT_TRUE(same(memo.lookup(child), compute_shaped_block_ops(child, cfg)));
+    EXPECT_LE(memo.stats().computed, computed + 1);
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_EQ(memo.stats().entries, 0u);
+}
+
 // A list is kept in parts, one per tile: a block graph one op longer than another shares all its
 // parts but the last, so looking it up after the shorter one adds one node and computes one part.
 TEST(ShapedOpsMemo, AChildSharesItsParentsPartsAndAddsOne) {

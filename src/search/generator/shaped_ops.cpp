@@ -79,6 +79,19 @@ constexpr size_t kRecent = 4096;
 thread_local std::array<Recent, kRecent> tl_recent;
 std::atomic<uint64_t> g_memos{0};
 
+// A part the thread computed once its memo was full, with its prefix's tiles, compared whole (the
+// overflow cache: per depth, direct-mapped by the prefix's hash, so that the parts of one view never
+// share an entry). A thread's consecutive states are mostly siblings and cousins, whose prefixes are
+// a few; the cache holds the parts they share.
+struct Overflow {
+  uint64_t memo = 0, hash = 0;
+  std::array<TileKey, kMaxTiles> tiles;  // the prefix's, as many as its depth
+  ShapedOps part;
+};
+constexpr size_t kOverflowWays = 32;
+using OverflowCache = std::array<std::array<Overflow, kOverflowWays>, kMaxTiles>;
+thread_local std::unique_ptr<OverflowCache> tl_overflow;  // made when first needed: a third of a MiB
+
 }  // namespace
 
 // A block graph's tiles with the hash of every prefix: hash[d] covers the first d tiles.
@@ -151,7 +164,8 @@ ShapedOpsMemo::~ShapedOpsMemo() {
 
 // The deepest prefix in the memo gives the first parts; each missing part after it is computed once,
 // and published while the memo has room (a part is published only after its parent, so a published
-// node's chain is whole).
+// node's chain is whole). Once a part finds no room, nothing more is published, and the missing parts
+// come from the thread's overflow cache.
 ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
   ShapedView view;
   if (block.ops.full()) {  // the shape check refuses every op: one part, empty, counting them
@@ -167,24 +181,50 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
   const Node* node = nullptr;
   while (have > 0 && (node = find(key, have, view)) == nullptr) --have;
   view.parts = key.size;
-  bool publishing = true;
   for (int d = have + 1; d <= key.size; ++d) {
-    ShapedOps& part = tl_scratch[d - 1];
-    part.ops.clear();
-    part.rejected = 0;
-    compute_part(block, d - 1, cfg_, part);
-    view.rejected += part.rejected;
-    const size_t size = Node::bytes(part);
-    publishing = publishing && entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
-                 bytes_.load(std::memory_order_relaxed) + size <= budget_;
-    if (!publishing) {
-      view.set(d - 1, part.ops);
-      continue;
+    ShapedOps* part = nullptr;
+    if (full_.load(std::memory_order_relaxed)) {
+      part = &overflow_part(key, d, block);
+    } else {
+      part = &compute_into(tl_scratch[d - 1], block, d);
+      const size_t size = Node::bytes(*part);
+      if (entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
+          bytes_.load(std::memory_order_relaxed) + size <= budget_) {
+        node = publish(Node::make(key, d, node, *part), size, key);
+        view.set(d - 1, node->part());
+        view.rejected += part->rejected;
+        continue;
+      }
+      full_.store(true, std::memory_order_relaxed);
+      part = &overflow_part(key, d, block, part);
     }
-    node = publish(Node::make(key, d, node, part), size, key);
-    view.set(d - 1, node->part());
+    view.set(d - 1, part->ops);
+    view.rejected += part->rejected;
   }
   return view;
+}
+
+ShapedOps& ShapedOpsMemo::compute_into(ShapedOps& part, const BlockGraph& block, int depth) const {
+  part.ops.clear();
+  part.rejected = 0;
+  compute_part(block, depth - 1, cfg_, part);
+  computed_.fetch_add(1, std::memory_order_relaxed);
+  return part;
+}
+
+ShapedOps& ShapedOpsMemo::overflow_part(const Prefixes& key, int depth, const BlockGraph& block,
+                                        const ShapedOps* computed) const {
+  if (!tl_overflow) tl_overflow = std::make_unique<OverflowCache>();
+  Overflow& entry = (*tl_overflow)[depth - 1][key.hash[depth] & (kOverflowWays - 1)];
+  if (entry.memo == id_ && entry.hash == key.hash[depth] &&
+      std::equal(key.tiles.begin(), key.tiles.begin() + depth, entry.tiles.begin()))
+    return entry.part;
+  entry.memo = id_;
+  entry.hash = key.hash[depth];
+  std::copy(key.tiles.begin(), key.tiles.begin() + depth, entry.tiles.begin());
+  if (!computed) return compute_into(entry.part, block, depth);
+  entry.part = *computed;
+  return entry.part;
 }
 
 // The thread's recent nodes first, then the table: linear probing, the table at most half full.

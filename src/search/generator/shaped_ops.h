@@ -87,7 +87,9 @@ struct ShapedView {
 // of the memory whole lists would, and a block graph met for the first time mostly costs its last
 // part. A node is built whole, then published into an empty slot with one compare-and-swap, and
 // never changes or moves until the memo is destroyed. Past its byte budget (or half its slots) it
-// stops inserting, and a part not in it is computed into the calling thread's scratch.
+// stops inserting, and a part not in it comes from the calling thread's overflow cache of the parts
+// it computed last: a real space meets far more prefixes than the budget holds, and without the
+// cache every lookup past it computed anew the parts its prefix shares with its sibling's.
 class ShapedOpsMemo {
  public:
   static constexpr size_t kSlots = size_t{1} << 22;
@@ -103,8 +105,12 @@ class ShapedOpsMemo {
 
   struct Stats {
     size_t entries = 0, bytes = 0;
+    size_t computed = 0;  // parts computed by lookups, published or not
   };
-  Stats stats() const { return {entries_.load(std::memory_order_relaxed), bytes_.load(std::memory_order_relaxed)}; }
+  Stats stats() const {
+    return {entries_.load(std::memory_order_relaxed), bytes_.load(std::memory_order_relaxed),
+            computed_.load(std::memory_order_relaxed)};
+  }
 
  private:
   struct Node;
@@ -114,11 +120,18 @@ class ShapedOpsMemo {
   // Publishes `fresh` (`bytes` long), or returns the node another thread published for the same
   // prefix first.
   const Node* publish(const Node* fresh, size_t bytes, const Prefixes& key) const;
+  // Part depth - 1 of `key` (the ops whose last operand is its tile depth - 1) once the memo is full:
+  // from the thread's overflow cache, or computed into it (or `computed`, when given, copied there).
+  ShapedOps& overflow_part(const Prefixes& key, int depth, const BlockGraph& block,
+                           const ShapedOps* computed = nullptr) const;
+  ShapedOps& compute_into(ShapedOps& part, const BlockGraph& block, int depth) const;
   const SearchConfig& cfg_;
   const size_t budget_;
   const uint64_t id_;  // names this memo in the threads' caches of recent nodes
   std::unique_ptr<std::atomic<const Node*>[]> slots_;
   mutable std::atomic<size_t> entries_{0}, bytes_{0};
+  mutable std::atomic<bool> full_{false};  // set once a part found no room: nothing is inserted after
+  alignas(64) mutable std::atomic<size_t> computed_{0};  // apart: it changes while the others are read
 };
 
 }  // namespace ugs::search_detail
