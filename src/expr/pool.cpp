@@ -39,13 +39,14 @@ std::atomic<uint64_t> g_next_pool_id{1};
 // Each thread's latest answers of ExprPool::memoized, in front of the shared memo. A search asks the
 // same few thousand questions (op, a, b, size) millions of times, and the shard lock that each would
 // take bounces between cores; here a repeat costs one compare. Direct-mapped; an entry names its
-// pool, so pools (one per search, several in a test) never see each other's answers.
+// pool, so pools (one per search, several in a test) never see each other's answers. Sized for
+// Mirage's spaces, whose questions overflowed 1024 entries into the shards' hash maps.
 struct FrontEntry {
   uint64_t pool = 0;  // 0: empty (pool ids start at 1)
   detail::MemoKey key{};
   ExprId answer = kNoExpr;
 };
-constexpr size_t kFrontEntries = 1024;
+constexpr size_t kFrontEntries = 4096;
 thread_local std::array<FrontEntry, kFrontEntries> tl_front;
 
 }  // namespace
