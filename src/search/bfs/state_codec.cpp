@@ -195,11 +195,17 @@ void pack(Writer& w, const BlockGraph& b) {
   pack(w, b.outputs);
   pack(w, b.tiles);
 }
-void unpack(Reader& r, BlockGraph& b) {
+// A launch read into what keeps its numbers as `grid` and `loop` (a block graph, a step).
+template <class T>
+void unpack_launch(Reader& r, T& into) {
   Launch launch;
   unpack(r, launch);
-  b.grid = launch.grid;
-  b.loop = launch.loop;
+  into.grid = launch.grid;
+  into.loop = launch.loop;
+}
+
+void unpack(Reader& r, BlockGraph& b) {
+  unpack_launch(r, b);
   unpack(r, b.inputs);
   unpack(r, b.ops);
   unpack(r, b.outputs);
@@ -307,10 +313,7 @@ const uint8_t* decode_bounded(const uint8_t* p, const uint8_t* end, Step& st) {
     st.launch = static_cast<int8_t>(r.index());
     st.launch_base = static_cast<uint16_t>(r.var());
     unpack(r, st.op);
-    Launch launch;
-    unpack(r, launch);
-    st.grid = launch.grid;
-    st.loop = launch.loop;
+    unpack_launch(r, st);
     unpack(r, st.inputs);
     unpack(r, st.omap);
     st.launches = r.var();
