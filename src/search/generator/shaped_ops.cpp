@@ -182,10 +182,8 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
   while (have > 0 && (node = find(key, have, view)) == nullptr) --have;
   view.parts = key.size;
   for (int d = have + 1; d <= key.size; ++d) {
-    ShapedOps* part = nullptr;
-    if (full_.load(std::memory_order_relaxed)) {
-      part = &overflow_part(key, d, block);
-    } else {
+    const ShapedOps* part = nullptr;
+    if (!full_.load(std::memory_order_relaxed)) {
       part = &compute_into(tl_scratch[d - 1], block, d);
       const size_t size = Node::bytes(*part);
       if (entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
@@ -196,8 +194,8 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
         continue;
       }
       full_.store(true, std::memory_order_relaxed);
-      part = &overflow_part(key, d, block, part);
     }
+    part = &overflow_part(key, d, block, part);  // the part computed here, if any, is cached
     view.set(d - 1, part->ops);
     view.rejected += part->rejected;
   }
