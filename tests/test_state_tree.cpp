@@ -7,6 +7,7 @@
 #include <random>
 
 #include "search/bfs/cursor.h"
+#include "search/bfs/slab_codec.h"
 #include "search/bfs/state_tree.h"
 #include "search_util.h"
 #include "ugs/io/program.h"
@@ -221,6 +222,41 @@ TEST(StateTree, EqualOpeningsAreStoredOnce) {
   slots.clear();  // as a chunk is emptied between batches, its whole_steps kept: the index is rebuilt
   EXPECT_EQ(store_whole(stored, slots, opens.back()), opens.size() - 1);
   EXPECT_EQ(stored.size(), opens.size());
+}
+
+// A checkpoint's slab comes back as it was written: an empty one, one of bases alone (each base is a
+// node) and one with children; bytes cut anywhere short are refused.
+TEST(StateTree, ASlabComesBackFromItsBytes) {
+  const Program p = load_program("gqa_small");
+  const SearchConfig cfg = test::config_for(p);
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  const Bytes root = encoded(gen.root());
+  std::vector<Step> steps;
+  PruneCounts pruned;
+  gen.candidates(gen.root(), steps, pruned);
+  ASSERT_FALSE(steps.empty());
+  for (const int filled : {0, 1, 2}) {
+    NodeSlab slab;
+    if (filled >= 1) slab.push_base(root.data(), root.size(), 42);
+    if (filled >= 2)
+      for (const Step& st : steps) slab.push_child(NodeId{0}, st);
+    slab.seal();
+    std::vector<uint8_t> bytes;
+    encode_slab(slab, bytes);
+    NodeSlab back;
+    ASSERT_TRUE(decode_slab(bytes, back)) << "filled " << filled;
+    ASSERT_EQ(back.nodes.size(), slab.nodes.size());
+    EXPECT_EQ(back.whole_steps.size(), slab.whole_steps.size());
+    EXPECT_EQ(back.base_keys, slab.base_keys);
+    if (filled >= 1) {
+      State state;
+      back.bases.decode_at(0, state);
+      EXPECT_EQ(encoded(state), root);
+    }
+    for (size_t cut = 0; cut < bytes.size(); cut += 7)
+      EXPECT_FALSE(decode_slab(std::span(bytes.data(), cut), back)) << "filled " << filled << ", cut at " << cut;
+  }
 }
 
 }  // namespace

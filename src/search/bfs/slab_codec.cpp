@@ -57,7 +57,7 @@ bool decode_slab(std::span<const uint8_t> bytes, NodeSlab& slab) {
     return false;
   const uint8_t* at = bytes.data() + sizeof counts;
   slab.nodes.resize(counts.nodes);
-  std::memcpy(slab.nodes.data(), at, counts.nodes * sizeof(Node));
+  if (counts.nodes) std::memcpy(slab.nodes.data(), at, counts.nodes * sizeof(Node));
   at += counts.nodes * sizeof(Node);
   const uint8_t* steps_end = at + left;
   slab.whole_steps.resize(counts.whole);
