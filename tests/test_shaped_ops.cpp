@@ -4,10 +4,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <random>
 #include <vector>
 
 #include "search/generator/shaped_ops.h"
 #include "search_util.h"
+#include "ugs/expr/op_expr.h"
 #include "ugs/io/program.h"
 #include "ugs/search/generator/generator.h"
 
@@ -181,6 +183,48 @@ TEST(ShapedOp, KeepsTheOpAndSaturatesTheElementCount) {
   EXPECT_EQ(b.op(), binary);
   EXPECT_EQ(b.numel, UINT32_MAX);
   EXPECT_FALSE(b.post);
+}
+
+// The expressions a state's block-op steps carry come part by part from the states met before
+// (prefix_queries.h); whatever the order the states come in, each equals the expression computed anew.
+TEST(PrefixQueries, EveryStepsExpressionIsTheOneComputedAnew) {
+  const Program p = load_program("gqa_small");
+  const SearchConfig cfg = test::config_for(p);
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  std::vector<State> open, level{gen.root()};
+  std::vector<Step> steps;
+  PruneCounts pruned;
+  while (!level.empty() && open.size() < 20000) {  // level order, as bfs meets them
+    std::vector<State> next;
+    for (const State& s : level) {
+      steps.clear();
+      gen.candidates(s, steps, pruned);
+      for (const Step& st : steps) next.push_back(gen.apply(s, st));
+    }
+    for (const State& s : next)
+      if (s.open) open.push_back(s);
+    level = std::move(next);
+  }
+  ASSERT_GT(open.size(), 5000u);
+  std::vector<State> shuffled = open;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(7));
+  size_t checked = 0;
+  for (const std::vector<State>* order : {&open, &shuffled, &open})
+    for (const State& s : *order) {
+      steps.clear();
+      gen.candidates(s, steps, pruned);
+      for (const Step& st : steps) {
+        if (st.kind != Step::Kind::BlockOp) continue;
+        const int n = arity(st.op.kind), a = st.op.in[0], b = st.op.in[1];
+        const std::array<Shape, 2> shapes{s.block.tiles[a].shape, b >= 0 ? s.block.tiles[b].shape : Shape{}};
+        const std::array<expr::ExprId, 2> ex{s.bexpr[a], b >= 0 ? s.bexpr[b] : s.bexpr[a]};
+        ASSERT_EQ(st.query, expr::block_op_expr(pool, st.op, std::span(ex.data(), n), std::span(shapes.data(), n),
+                                                s.block.loop));
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 10000u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "search/generator/enumerate.h"
+#include "search/generator/prefix_queries.h"
 #include "search/generator/reach.h"
 #include "search/generator/shaped_ops.h"
 #include "ugs/expr/op_expr.h"
@@ -115,6 +116,7 @@ void Generator::kernel_op_steps(const State& state, std::vector<Step>& out, Prun
 
 // The shape check comes from the memo of the tiles' shaped ops (shaped_ops.h); the checks
 // that depend on the rest of the state run here, in the same order as the shape check's enumeration.
+// The ops' expressions come from the parts the states before filled (prefix_queries.h).
 void Generator::block_op_steps(const State& state, const BlockGraph& block, std::vector<Step>& out,
                                PruneCounts& pruned) const {
   if (block.inputs.size() + block.ops.size() >= cfg_.max_block_ops) return;
@@ -124,30 +126,39 @@ void Generator::block_op_steps(const State& state, const BlockGraph& block, std:
       block, search_detail::savers_allowed(state.kernel, block, program_.outputs.size(), cfg_), cfg_);
   const int64_t smem = block.smem_bytes(rules_);
   const BlockAppendOrder order(block);
-  shaped.for_each([&](const search_detail::ShapedOp& candidate) {
-    const Op op = candidate.op();
-    if (!reach.after(op, candidate.post)) {
-      ++pruned.reach;
-      return;
+  // One part per tile (but for a block graph that takes no more ops: one part, empty).
+  search_detail::PrefixQueries* known = nullptr;
+  if (shaped.parts == block.tiles.size())
+    known = &search_detail::PrefixQueries::of(shaped_->id(), block, state.bexpr.span(),
+                                              std::span(shaped.size.data(), shaped.parts));
+  for (int k = 0; k < shaped.parts; ++k)
+    for (uint32_t index = 0; index < shaped.size[k]; ++index) {
+      const search_detail::ShapedOp* candidate = shaped.begin[k] + index;
+      const Op op = candidate->op();
+      if (!reach.after(op, candidate->post)) {
+        ++pruned.reach;
+        continue;
+      }
+      if (smem + int64_t{candidate->numel} * rules_.elem_bytes > rules_.smem_budget_bytes) {
+        ++pruned.memory;
+        continue;
+      }
+      if (!order.admits(op)) {
+        ++pruned.order;
+        continue;
+      }
+      const auto compute = [&] {
+        const int n = arity(op.kind), a = op.in[0], b = op.in[1];
+        const std::array<Shape, 2> shapes{block.tiles[a].shape, b >= 0 ? block.tiles[b].shape : Shape{}};
+        const std::array<expr::ExprId, 2> ex{state.bexpr[a], b >= 0 ? state.bexpr[b] : state.bexpr[a]};
+        return expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), block.loop);
+      };
+      const expr::ExprId query = known ? known->get(k, index, compute) : compute();
+      Step& st = out.emplace_back();  // in place, as in kernel_op_steps
+      st.kind = Step::Kind::BlockOp;
+      st.op = op;
+      st.query = query;
     }
-    if (smem + int64_t{candidate.numel} * rules_.elem_bytes > rules_.smem_budget_bytes) {
-      ++pruned.memory;
-      return;
-    }
-    if (!order.admits(op)) {
-      ++pruned.order;
-      return;
-    }
-    const int n = arity(op.kind), a = op.in[0], b = op.in[1];
-    const std::array<Shape, 2> shapes{block.tiles[a].shape, b >= 0 ? block.tiles[b].shape : Shape{}};
-    const std::array<expr::ExprId, 2> ex{state.bexpr[a], b >= 0 ? state.bexpr[b] : state.bexpr[a]};
-    const expr::ExprId query =
-        expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), block.loop);
-    Step& st = out.emplace_back();  // in place, as in kernel_op_steps
-    st.kind = Step::Kind::BlockOp;
-    st.op = op;
-    st.query = query;
-  });
 }
 
 // One omap for all savers (as Mirage): each grid axis of size > 1 takes a distinct dim.

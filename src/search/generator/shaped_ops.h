@@ -100,6 +100,9 @@ class ShapedOpsMemo {
   ShapedOpsMemo(const ShapedOpsMemo&) = delete;
   ShapedOpsMemo& operator=(const ShapedOpsMemo&) = delete;
 
+  // Names this memo among all a process makes (never 0): caches of what its lists give key on it.
+  uint64_t id() const { return id_; }
+
   // b's shaped ops: valid for the memo's life, or (when the memo is full) until this thread's next call.
   ShapedView lookup(const BlockGraph& b) const;
 
