@@ -33,8 +33,12 @@ class PrefixQueries {
   // The expression of op `index` of part `part`, computed by `compute` if not yet asked.
   template <class Compute>
   expr::ExprId get(int part, size_t index, Compute compute) {
-    expr::ExprId& known = parts_[part].queries[index];
-    if (known == expr::kNoExpr) known = compute();
+    Part& entry = parts_[part];
+    expr::ExprId& known = entry.queries[index];
+    if (known == expr::kNoExpr) {
+      known = compute();
+      entry.asked.push_back(static_cast<uint32_t>(index));
+    }
     return known;
   }
 
@@ -44,6 +48,7 @@ class PrefixQueries {
     Tile tile;
     expr::ExprId expr = expr::kNoExpr;
     std::vector<expr::ExprId> queries;  // by op of the part; kNoExpr: not asked yet
+    std::vector<uint32_t> asked;        // the ops answered, so that emptying the entry clears only them
   };
 
   void prepare(uint64_t owner, const BlockGraph& block, std::span<const expr::ExprId> exprs,
@@ -64,7 +69,9 @@ class PrefixQueries {
       part.below = below;
       part.tile = tile;
       part.expr = exprs[k];
-      part.queries.assign(sizes[k], expr::kNoExpr);
+      for (uint32_t op : part.asked) part.queries[op] = expr::kNoExpr;  // a part is large, its answers few
+      part.asked.clear();
+      part.queries.resize(sizes[k], expr::kNoExpr);
     }
   }
 
