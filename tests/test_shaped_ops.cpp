@@ -41,7 +41,7 @@ std::vector<BlockGraph> block_graphs(const Program& p, const SearchConfig& cfg, 
 
 std::vector<ShapedOp> flat(const ShapedView& view) {
   std::vector<ShapedOp> ops;
-  view.for_each([&](const ShapedOp& op) { ops.push_back(op); });
+  for (int k = 0; k < view.parts; ++k) ops.insert(ops.end(), view.begin[k], view.begin[k] + view.size[k]);
   return ops;
 }
 

@@ -74,11 +74,6 @@ struct ShapedView {
     begin[part] = ops.data();
     size[part] = static_cast<uint32_t>(ops.size());
   }
-  template <class F>
-  void for_each(F f) const {
-    for (int k = 0; k < parts; ++k)
-      for (const ShapedOp* op = begin[k]; op != begin[k] + size[k]; ++op) f(*op);
-  }
 };
 
 // An insert-only hash table, safe for any number of threads without a lock, of one node per tile
