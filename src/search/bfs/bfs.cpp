@@ -106,8 +106,8 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
       exchange_(ranks_of(options), engine, team_, collector, result),
       completions_(engine, workers, collector, batched(cfg, engine),
                    batched(cfg, engine) && !ranks_of(options), stop_),
-      expander_(engine, options.dedup, workers, collector, team_, completions_, stop_),
-      dedup_(options.dedup, engine, options.cost_gpu, team_, collector, stop_),
+      expander_(engine, options.dedup, Deduplicator::keyed(options.dedup, ranks_of(options)), workers, collector, team_, completions_, stop_),
+      dedup_(options.dedup, Deduplicator::keyed(options.dedup, ranks_of(options)), engine, options.cost_gpu, team_, collector, stop_),
       tree_source_(store_, engine.gen, team_) {}
 
 // The root is the tree's one base; its key is its encoding's, the same on every rank.

@@ -1,10 +1,12 @@
 #include "search/bfs/cursor.h"
 
+#include <algorithm>
+
 namespace ugs::search_detail {
 
 void Cursor::move_to(const std::vector<Level>& levels, int depth, NodeId id, const Generator& gen, uint64_t tree) {
   if (tree != tree_) {
-    depth_ = -1;
+    depth_ = keyed_ = -1;
     closed_.clear();
     closed_families_.clear();
     tree_ = tree;
@@ -17,7 +19,7 @@ void Cursor::move_to(const std::vector<Level>& levels, int depth, NodeId id, con
     chain_.emplace_back(k, at);
     const Node& n = levels[k].node(at);
     if (n.parent == kBase) {
-      depth_ = -1;
+      depth_ = keyed_ = -1;
       closed_.clear();
       closed_families_.clear();
       break;
@@ -25,6 +27,7 @@ void Cursor::move_to(const std::vector<Level>& levels, int depth, NodeId id, con
     at = n.parent;
   }
   while (depth_ > k) take_back();
+  levels_ = &levels;
   for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) apply(levels[it->first], it->first, it->second, gen);
 }
 
@@ -37,7 +40,7 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
   if (n.parent == kBase) {
     decode(slab.bases.state_bytes(n.step), state_);
     f.key = slab.base_keys[n.step];
-    base_ = depth;
+    base_ = keyed_ = depth;
   } else {
     if (is_op(n)) {  // most steps: applied without building a Step
       Generator::apply_op(state_, op_of(n), n.query);
@@ -53,13 +56,22 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
                : st.kind == Step::Kind::OpenBlock ? Undo::Open
                                                   : Undo::Op;  // an op of a symbolic opening
     }
-    f.key = child_key(path_[depth - 1].key, step_hash(n, slab.whole_steps));
   }
   depth_ = depth;
 }
 
+uint64_t Cursor::key() {
+  for (; keyed_ < depth_; ++keyed_) {
+    const Level& level = (*levels_)[keyed_ + 1];
+    Frame& f = path_[keyed_ + 1];
+    f.key = child_key(path_[keyed_].key, step_hash(level.node(f.id), level.slab_of(f.id).whole_steps));
+  }
+  return path_[depth_].key;
+}
+
 void Cursor::take_back() {
   const Frame& f = path_[depth_--];
+  keyed_ = std::min(keyed_, depth_);
   switch (f.undo) {
     case Undo::Op:
       Generator::undo_op(state_);

@@ -19,7 +19,9 @@ class Cursor {
   const State& state() const { return state_; }
   // For a check that applies a step to the state and takes it back before the cursor moves again.
   State& state_for_check() { return state_; }
-  uint64_t key() const { return path_[depth_].key; }
+  // The key of the state under the cursor (state_tree.h): taken when asked, since only ranks, function
+  // dedup and checkpoints read keys, and a step's hash is a fair share of a move.
+  uint64_t key();
 
  private:
   enum class Undo : uint8_t { Op, Open, Close };
@@ -40,6 +42,8 @@ class Cursor {
 
   State state_;
   int depth_ = -1, base_ = 0;  // path_[base_..depth_] are applied; path_[base_] is a base state
+  int keyed_ = -1;             // path_[base_..keyed_] hold their keys
+  const std::vector<Level>* levels_ = nullptr;  // the last move's
   std::vector<Frame> path_;
   std::vector<Closed> closed_;
   std::vector<Family> closed_families_;  // of the closed symbolic openings, apart: most are concrete

@@ -15,13 +15,13 @@ int share_of(uint64_t key, int parts) {
 
 }  // namespace
 
-Deduplicator::Deduplicator(Dedup kind, const Engine& engine, std::string cost_gpu, Team& team, Worker& collector,
-                           const std::atomic<bool>* stop)
-    : kind_(kind), engine_(engine), cost_gpu_(std::move(cost_gpu)), team_(team), collector_(collector), stop_(stop),
+Deduplicator::Deduplicator(Dedup kind, bool keyed, const Engine& engine, std::string cost_gpu, Team& team,
+                           Worker& collector, const std::atomic<bool>* stop)
+    : kind_(kind), keyed_(keyed), engine_(engine), cost_gpu_(std::move(cost_gpu)), team_(team), collector_(collector), stop_(stop),
       shares_(team.size()) {}
 
 void Deduplicator::run(Batch& batch) {
-  structural(batch);
+  if (keyed_) structural(batch);
   if (kind_ == Dedup::Function) function(batch);
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Which children of a batch survive as distinct states (--dedup). Structural: equal keys are one state;
 // the canonical form already admits every graph once, so this is a guard that counts what it drops
-// (zero in a correct generator) and keeps the dfs result set. Function: children outside any block
+// (zero in a correct generator) and keeps the dfs result set. Keys tell apart only the children of
+// one state (a key is its path), so the guard runs only where keys are taken anyway (keyed below);
+// in one process the test of the generator's steps covers what it would catch. Function: children outside any block
 // graph whose tensors have equal shapes and fingerprints are one state, and the cheapest by the cost
 // model (then the smallest key) represents them in a batch; a later batch's state of an earlier
 // function is explored only when it is cheaper than every one before it.
@@ -22,8 +24,10 @@ namespace ugs::search_detail {
 class Deduplicator {
  public:
   // `stop`: null where a batch must run to its end (ranks).
-  Deduplicator(Dedup kind, const Engine& engine, std::string cost_gpu, Team& team, Worker& collector,
+  Deduplicator(Dedup kind, bool keyed, const Engine& engine, std::string cost_gpu, Team& team, Worker& collector,
                const std::atomic<bool>* stop);
+  // Whether children carry keys: ranks route states by them, function dedup breaks ties with them.
+  static bool keyed(Dedup kind, bool ranks) { return ranks || kind == Dedup::Function; }
   // Clears the keep flag of every child of the batch that is not a distinct state.
   void run(Batch& batch);
   // Function dedup's known functions, each with the cheapest cost explored (checkpoints), sorted.
@@ -50,6 +54,7 @@ class Deduplicator {
   void function(Batch& batch);
 
   const Dedup kind_;
+  const bool keyed_;
   const Engine& engine_;
   const std::string cost_gpu_;
   Team& team_;

@@ -9,9 +9,9 @@
 
 namespace ugs::search_detail {
 
-Expander::Expander(const Engine& engine, Dedup dedup, std::deque<Worker>& workers, Worker& collector, Team& team,
-                   Completions& completions, const std::atomic<bool>* stop)
-    : engine_(engine), dedup_(dedup), workers_(workers), collector_(collector), team_(team),
+Expander::Expander(const Engine& engine, Dedup dedup, bool keyed, std::deque<Worker>& workers, Worker& collector,
+                   Team& team, Completions& completions, const std::atomic<bool>* stop)
+    : engine_(engine), dedup_(dedup), keyed_(keyed), workers_(workers), collector_(collector), team_(team),
       completions_(completions), stop_(stop), scratch_(workers.size()) {
   for (Scratch& s : scratch_) s.fingerprints = engine.verifier.backend().make_context();
 }
@@ -49,7 +49,7 @@ void Expander::visit(const LevelStore& store, uint32_t i, int thread) {
   }
   Cursor& cursor = scratch_[thread].cursor;
   cursor.move_to(store.levels(), depth_, batch_.nodes[i], engine_.gen, store.tree());
-  batch_.keys[i] = cursor.key();
+  if (keyed_) batch_.keys[i] = cursor.key();
 }
 
 void Expander::expand_chunks(LevelStore& store) {
@@ -126,7 +126,7 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread, CostBound::Reach r
   }
 }
 
-// The child of batch state i by `step`: its parent, step and key. Function dedup also needs the graph
+// The child of batch state i by `step`: its parent, step and (when keyed) key. Function dedup also needs the graph
 // of a child outside any block graph, applied to a copy of the parent (the thread's cursor stands on it).
 void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread, uint8_t keep) {
   const bool kernel_level = step.kind == Step::Kind::CloseBlock || step.kind == Step::Kind::KernelOp;
@@ -139,7 +139,7 @@ void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread
   // The chunk's states mostly share their kernel-level tensors, so their openings repeat: stored once.
   const uint32_t whole = stored_whole(step) ? store_whole(chunk.whole_steps, chunk.whole_slots, step) : 0;
   chunk.children.push_back({batch_.nodes[i], step.query, pack_step(step, whole)});
-  chunk.keys.push_back(child_key(batch_.keys[i], step_hash(step)));
+  if (keyed_) chunk.keys.push_back(child_key(batch_.keys[i], step_hash(step)));
   chunk.promise.push_back(std::max(scratch_[thread].promise, expr_promise(engine_.gen.pool(), step.query)));
   chunk.keep.push_back(keep);  // here, on the chunk's thread, rather than serially after the batch
 }

@@ -24,9 +24,10 @@ class RankExchange;
 
 class Expander {
  public:
-  // `stop`: null where a batch must run to its end (ranks).
-  Expander(const Engine& engine, Dedup dedup, std::deque<Worker>& workers, Worker& collector, Team& team,
-           Completions& completions, const std::atomic<bool>* stop);
+  // `stop`: null where a batch must run to its end (ranks). `keyed`: whether the children's keys are read
+  // (Deduplicator::keyed); without them a child is its node alone.
+  Expander(const Engine& engine, Dedup dedup, bool keyed, std::deque<Worker>& workers, Worker& collector,
+           Team& team, Completions& completions, const std::atomic<bool>* stop);
 
   Batch& batch() { return batch_; }
   const Batch& batch() const { return batch_; }
@@ -73,6 +74,7 @@ class Expander {
 
   const Engine& engine_;
   const Dedup dedup_;
+  const bool keyed_;
   std::deque<Worker>& workers_;
   Worker& collector_;
   Team& team_;
