@@ -45,6 +45,9 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
     if (is_op(n)) {  // most steps: applied without building a Step
       Generator::apply_op(state_, op_of(n), n.query);
       f.undo = Undo::Op;
+    } else if (const Step* open = stored_step(n, slab.whole_steps); open && open->kind == Step::Kind::OpenBlock) {
+      gen.apply_in_place(state_, *open);  // an opening reads no query: applied where it is stored
+      f.undo = Undo::Open;
     } else {
       const Step st = unpack_step(n, slab.whole_steps);
       if (st.kind == Step::Kind::CloseBlock) {

@@ -7,13 +7,13 @@
 namespace ugs::search_detail {
 namespace {
 
-// The first byte of a packed step: an op's kind (kKernelOp or kBlockOp added), a step stored whole,
-// a closing.
-constexpr uint64_t kKernelOp = 0x00, kBlockOp = 0x40, kWhole = 0xFE, kClose = 0xFF;
-static_assert(kNumOpKinds <= 0x40, "op kinds must fit under the block tag");
+using step_tag::kBlockOp;
+using step_tag::kClose;
+using step_tag::kKernelOp;
+using step_tag::kWhole;
+using step_tag::signed_byte;
 
 uint64_t byte_of(int v) { return static_cast<uint8_t>(static_cast<int8_t>(v)); }
-int8_t signed_byte(uint64_t code, int at) { return static_cast<int8_t>(static_cast<uint8_t>(code >> (8 * at))); }
 
 // An op step's eight bytes: its kind tagged kernel or block, then attributes and operands.
 uint64_t pack_op(const Step& st) {
@@ -34,18 +34,6 @@ uint64_t pack_step(const Step& st, uint32_t whole) {
     return kClose | byte_of(st.omap[0]) << 8 | byte_of(st.omap[1]) << 16 | byte_of(st.omap[2]) << 24 |
            byte_of(st.launch) << 32;
   return pack_op(st);
-}
-
-bool is_op(const Node& n) { return (n.step & 0xFF) < kWhole; }
-
-Op op_of(const Node& n) {
-  const uint64_t tag = n.step & 0xFF;
-  Op op;
-  op.kind = static_cast<OpKind>(tag - (tag >= kBlockOp ? kBlockOp : kKernelOp));
-  op.dim = signed_byte(n.step, 1);
-  op.in = {signed_byte(n.step, 2), signed_byte(n.step, 3)};
-  op.to = static_cast<int32_t>(n.step >> 32);
-  return op;
 }
 
 Step unpack_step(const Node& n, std::span<const Step> whole_steps) {

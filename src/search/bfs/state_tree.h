@@ -79,6 +79,14 @@ struct NodeSlab {
   uint32_t store_whole(const Step& st);  // its index in whole_steps, added if new
 };
 
+// The first byte of a packed step: an op's kind (kKernelOp or kBlockOp added), a step stored whole,
+// a closing.
+namespace step_tag {
+inline constexpr uint64_t kKernelOp = 0x00, kBlockOp = 0x40, kWhole = 0xFE, kClose = 0xFF;
+static_assert(kNumOpKinds <= 0x40, "op kinds must fit under the block tag");
+inline int8_t signed_byte(uint64_t code, int at) { return static_cast<int8_t>(static_cast<uint8_t>(code >> (8 * at))); }
+}  // namespace step_tag
+
 // The packed step of a node: an op (its kind tagged kernel or block, attributes and operands), a step
 // stored whole (its index in the slab's whole_steps) or a closing (its omap and launch).
 // A node's whole step is found in the whole_steps of its slab (or of the buffer that holds it).
@@ -87,9 +95,21 @@ Step unpack_step(const Node& n, std::span<const Step> whole_steps);
 // Whether a node's whole step, if it has one, is among its slab's `whole_steps` (read from a file, it
 // may not be).
 bool whole_step_within(const Node& n, size_t whole_steps);
-// Without building a Step (a cursor's hot path): whether a node's step is an op, and which.
-bool is_op(const Node& n);
-Op op_of(const Node& n);
+// Without building a Step (a cursor's hot path): whether a node's step is an op, and which; and the
+// step stored whole that a node names (null where it names none), whose query is not the node's.
+inline bool is_op(const Node& n) { return (n.step & 0xFF) < step_tag::kWhole; }
+inline Op op_of(const Node& n) {
+  const uint64_t tag = n.step & 0xFF;
+  Op op;
+  op.kind = static_cast<OpKind>(tag - (tag >= step_tag::kBlockOp ? step_tag::kBlockOp : step_tag::kKernelOp));
+  op.dim = step_tag::signed_byte(n.step, 1);
+  op.in = {step_tag::signed_byte(n.step, 2), step_tag::signed_byte(n.step, 3)};
+  op.to = static_cast<int32_t>(n.step >> 32);
+  return op;
+}
+inline const Step* stored_step(const Node& n, std::span<const Step> whole_steps) {
+  return (n.step & 0xFF) == step_tag::kWhole ? &whole_steps[n.step >> 32] : nullptr;
+}
 // The step's share of a child's key: its content (an opening's too, not its index); the same from the
 // Step and from the node that holds it.
 uint64_t step_hash(const Step& st);
