@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <type_traits>
 
@@ -139,27 +140,38 @@ struct ShapedOpsMemo::Node {
   static size_t bytes(const ShapedOps& part) {
     return sizeof(Node) + alignof(ShapedOp) + part.ops.size() * sizeof(ShapedOp);
   }
-  static Node* make(const Prefixes& key, int d, const Node* parent, const ShapedOps& part) {
+  // In `p`, bytes(part) long and aligned for a Node.
+  static Node* make(void* p, const Prefixes& key, int d, const Node* parent, const ShapedOps& part) {
     static_assert(alignof(ShapedOp) <= alignof(Node));
-    void* p = ::operator new(bytes(part));
     auto* node = new (p) Node{key.hash[d], parent, part.rejected, static_cast<uint32_t>(d),
                               static_cast<uint32_t>(part.ops.size()), key.tiles[d - 1]};
     std::uninitialized_copy(part.ops.begin(), part.ops.end(), const_cast<ShapedOp*>(node->list()));
     return node;
   }
-  static void destroy(const Node* n) {
-    static_assert(std::is_trivially_destructible_v<ShapedOp> && std::is_trivially_destructible_v<Node>);
-    ::operator delete(const_cast<Node*>(n));
-  }
+  static_assert(std::is_trivially_destructible_v<ShapedOp>);  // the arena frees nodes without a call
 };
 
 ShapedOpsMemo::ShapedOpsMemo(const SearchConfig& cfg, size_t budget_bytes)
     : cfg_(cfg), budget_(budget_bytes), id_(g_memos.fetch_add(1, std::memory_order_relaxed) + 1),
       slots_(std::make_unique<std::atomic<const Node*>[]>(kSlots)) {}
 
-ShapedOpsMemo::~ShapedOpsMemo() {
-  for (size_t i = 0; i < kSlots; ++i)
-    if (const Node* n = slots_[i].load(std::memory_order_relaxed)) Node::destroy(n);
+ShapedOpsMemo::~ShapedOpsMemo() = default;
+
+// Only a part computed and published takes memory, and computing it costs far more than the lock.
+void* ShapedOpsMemo::take(size_t bytes) const {
+  static_assert(alignof(Node) <= alignof(std::max_align_t));
+  bytes = (bytes + alignof(Node) - 1) & ~(alignof(Node) - 1);
+  const std::lock_guard lock(arena_mutex_);
+  if (bytes > arena_left_) {
+    const size_t block = std::max(kArenaBlock, bytes);
+    arena_.push_back(std::make_unique_for_overwrite<std::byte[]>(block));
+    arena_next_ = arena_.back().get();
+    arena_left_ = block;
+  }
+  void* p = arena_next_;
+  arena_next_ += bytes;
+  arena_left_ -= bytes;
+  return p;
 }
 
 // The deepest prefix in the memo gives the first parts; each missing part after it is computed once,
@@ -188,7 +200,7 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
       const size_t size = Node::bytes(*part);
       if (entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
           bytes_.load(std::memory_order_relaxed) + size <= budget_) {
-        node = publish(Node::make(key, d, node, *part), size, key);
+        node = publish(Node::make(take(size), key, d, node, *part), size, key);
         view.set(d - 1, node->part());
         view.rejected += part->rejected;
         continue;
@@ -251,10 +263,7 @@ const ShapedOpsMemo::Node* ShapedOpsMemo::publish(const Node* fresh, size_t byte
       return fresh;
     }
     ShapedView unused;
-    if (expected->is(key, depth, unused)) {  // another thread published this prefix first
-      Node::destroy(fresh);
-      return expected;
-    }
+    if (expected->is(key, depth, unused)) return expected;  // another thread's, first (`fresh` stays unused)
   }
 }
 
