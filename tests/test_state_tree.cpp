@@ -268,7 +268,8 @@ TEST(StateTree, ASlabComesBackFromItsBytes) {
 // are pairwise distinct.
 TEST(StateTree, NoStateOffersTheSameChildTwice) {
   std::vector<std::pair<std::string, SearchConfig>> spaces;
-  for (const char* name : {"rmsnorm_linear_small", "ntrans_small"}) spaces.emplace_back(name, test::config_for(load_program(name)));
+  for (const char* name : {"rmsnorm_linear_small", "ntrans_small"})
+    spaces.emplace_back(name, test::config_for(load_program(name)));
   for (const char* name : {"gqa_small", "lora_small"}) {
     const Program p = load_program(name);
     SearchConfig mirage = space_config(p, Space::Mirage);

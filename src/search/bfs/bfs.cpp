@@ -87,6 +87,8 @@ class Bfs {
 
 Comm* ranks_of(const RunOptions& options) { return options.comm && options.comm->size() > 1 ? options.comm : nullptr; }
 
+bool keyed(const RunOptions& options) { return Deduplicator::keyed(options.dedup, ranks_of(options) != nullptr); }
+
 // Completions go to the backend in one call per batch when the config says so, or by default when
 // the backend prefers; states with completions are carried to the next batch only in one process,
 // and under a memory limit only while the next batch stays at the same depth.
@@ -106,8 +108,8 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
       exchange_(ranks_of(options), engine, team_, collector, result),
       completions_(engine, workers, collector, batched(cfg, engine),
                    batched(cfg, engine) && !ranks_of(options), stop_),
-      expander_(engine, options.dedup, Deduplicator::keyed(options.dedup, ranks_of(options)), workers, collector, team_, completions_, stop_),
-      dedup_(options.dedup, Deduplicator::keyed(options.dedup, ranks_of(options)), engine, options.cost_gpu, team_, collector, stop_),
+      expander_(engine, options.dedup, keyed(options), workers, collector, team_, completions_, stop_),
+      dedup_(options.dedup, keyed(options), engine, options.cost_gpu, team_, collector, stop_),
       tree_source_(store_, engine.gen, team_) {}
 
 // The root is the tree's one base; its key is its encoding's, the same on every rank.

@@ -55,9 +55,7 @@ void Cursor::apply(const Level& level, int depth, NodeId id, const Generator& ge
         if (state_.family.symbolic()) closed_families_.push_back(state_.family);
       }
       gen.apply_in_place(state_, st);
-      f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close
-               : st.kind == Step::Kind::OpenBlock ? Undo::Open
-                                                  : Undo::Op;  // an op of a symbolic opening
+      f.undo = st.kind == Step::Kind::CloseBlock ? Undo::Close : Undo::Op;  // else an op of a symbolic opening
     }
   }
   depth_ = depth;

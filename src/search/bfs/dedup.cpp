@@ -17,8 +17,8 @@ int share_of(uint64_t key, int parts) {
 
 Deduplicator::Deduplicator(Dedup kind, bool keyed, const Engine& engine, std::string cost_gpu, Team& team,
                            Worker& collector, const std::atomic<bool>* stop)
-    : kind_(kind), keyed_(keyed), engine_(engine), cost_gpu_(std::move(cost_gpu)), team_(team), collector_(collector), stop_(stop),
-      shares_(team.size()) {}
+    : kind_(kind), keyed_(keyed), engine_(engine), cost_gpu_(std::move(cost_gpu)), team_(team),
+      collector_(collector), stop_(stop), shares_(team.size()) {}
 
 void Deduplicator::run(Batch& batch) {
   if (keyed_) structural(batch);

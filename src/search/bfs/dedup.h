@@ -3,10 +3,10 @@
 // the canonical form already admits every graph once, so this is a guard that counts what it drops
 // (zero in a correct generator) and keeps the dfs result set. Keys tell apart only the children of
 // one state (a key is its path), so the guard runs only where keys are taken anyway (keyed below);
-// in one process the test of the generator's steps covers what it would catch. Function: children outside any block
-// graph whose tensors have equal shapes and fingerprints are one state, and the cheapest by the cost
-// model (then the smallest key) represents them in a batch; a later batch's state of an earlier
-// function is explored only when it is cheaper than every one before it.
+// in one process the test of the generator's steps covers what it would catch. Function: children
+// outside any block graph whose tensors have equal shapes and fingerprints are one state, and the
+// cheapest by the cost model (then the smallest key) represents them in a batch; a later batch's
+// state of an earlier function is explored only when it is cheaper than every one before it.
 #include <atomic>
 #include <cstdint>
 #include <string>

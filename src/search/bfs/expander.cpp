@@ -126,8 +126,9 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread, CostBound::Reach r
   }
 }
 
-// The child of batch state i by `step`: its parent, step and (when keyed) key. Function dedup also needs the graph
-// of a child outside any block graph, applied to a copy of the parent (the thread's cursor stands on it).
+// The child of batch state i by `step`: its parent, step and (when keyed) key. Function dedup also
+// needs the graph of a child outside any block graph, applied to a copy of the parent (the thread's
+// cursor stands on it).
 void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread, uint8_t keep) {
   const bool kernel_level = step.kind == Step::Kind::CloseBlock || step.kind == Step::Kind::KernelOp;
   if (dedup_ == Dedup::Function && kernel_level) {
