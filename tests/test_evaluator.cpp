@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "eval/field_matmul_avx512.h"
 #include "test_util.h"
 #include "ugs/eval/evaluator.h"
 #include "ugs/eval/real_arith.h"
@@ -361,6 +362,50 @@ TEST(Evaluator, ResultsDoNotDependOnTheThreadCount) {
     const auto two = evaluate(ar, g, std::span(in));
     EXPECT_EQ(one[0].data, two[0].data);
   }
+}
+
+// The field matmul with AVX-512 against the portable loop, bit for bit: kernel matmuls of every row
+// count a row block takes and columns that end mid-vector, and block graphs whose tiles of b are read
+// in place (row stride wider than the tile) and 8 to 96 columns wide.
+TEST(Evaluator, Avx512MatmulGivesThePortableLoopsBits) {
+  if (!eval::field_matmul_avx512_on()) GTEST_SKIP() << "this CPU has no AVX-512F: the portable loop is the only one";
+  struct Restore {
+    ~Restore() { eval::set_field_matmul_avx512(true); }
+  } restore;
+  std::vector<KernelGraph> graphs;
+  for (int32_t rows : {1, 2, 3, 4, 5, 7})
+    for (int32_t k : {1, 2, 3, 33})
+      for (int32_t n : {1, 7, 9, 31, 64, 100}) {
+        graphs.push_back({});
+        KernelGraph& g = graphs.back();
+        g.add_input(Shape::of({rows, k}));
+        g.add_input(Shape::of({k, n}));
+        g.add_op(mk(OpKind::Matmul));
+        const int32_t out = 2;
+        g.set_outputs(std::span(&out, 1));
+      }
+  for (int grid : {12, 4, 1})
+    for (int loop : {1, 4, 5}) {
+      const int across = grid > 1 ? 1 : -1;  // b's columns over the grid
+      graphs.push_back(graph(single_block({{2, 60}, {60, 96}}, {grid, 1, 1}, loop,
+                                          {{{"t", 0}, {"imap", {-1, -1, -1}}, {"fmap", loop > 1 ? 1 : -1}},
+                                           {{"t", 1}, {"imap", {across, -1, -1}}, {"fmap", loop > 1 ? 0 : -1}}},
+                                          {{{"op", "matmul"}, {"in", {0, 1}}}, {{"op", "accum_sum"}, {"in", {2}}}},
+                                          {{{"t", 3}, {"omap", {across, -1, -1}}}})));
+    }
+  auto check = [&](auto ar) {
+    for (const KernelGraph& g : graphs) {
+      SCOPED_TRACE(to_string(g.shape(0)) + " x " + to_string(g.shape(1)) + (g.blocks.empty() ? "" : " in blocks"));
+      const auto in = make_inputs<decltype(ar)>(g, 11);
+      eval::set_field_matmul_avx512(true);
+      const auto avx512 = evaluate(ar, g, std::span(in));
+      eval::set_field_matmul_avx512(false);
+      const auto portable = evaluate(ar, g, std::span(in));
+      ASSERT_EQ(avx512[0].data, portable[0].data);
+    }
+  };
+  check(WideArith{});
+  check(MirageArith{});
 }
 
 TEST(Evaluator, InputsAreSeededAndIndependentPerSeed) {

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "prefetch.h"
 #include "tensor_ops.h"
 #include "ugs/ir/graph.h"
 
@@ -34,6 +35,7 @@ void copy_box(const TensorView<V>& src, Tensor<V>& dst, const Index4& dst_origin
     for (int64_t i1 = 0; i1 < ext.dim4(1); ++i1)
       for (int64_t i2 = 0; i2 < ext.dim4(2); ++i2) {
         const V* s = src.data + i0 * ss[0] + i1 * ss[1] + i2 * ss[2];
+        prefetch_span(s, static_cast<int64_t>(sizeof(V)) * kPrefetchRows * ss[2], n, sizeof(V));
         V* d = dst.data.data() + (dst_origin[0] + i0) * sd[0] + (dst_origin[1] + i1) * sd[1] +
                (dst_origin[2] + i2) * sd[2] + dst_origin[3];
         std::copy(s, s + n, d);

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
+#include "field_matmul_avx512.h"
+#include "prefetch.h"
 #include "ugs/eval/tensor.h"
 #include "ugs/ir/op.h"
 
@@ -113,6 +116,8 @@ UGS_VECTOR_INLINE void matmul_terms(const A& ar, typename A::Acc (&acc)[R][kMatm
   for (int t = 0; t < T; ++t)
     for (int i = 0; i < R; ++i) av[t][i] = a[i * k + kk + t];
   const typename A::Value* brow = b + kk * ldb + c;
+  for (int t = 0; t < T; ++t)
+    prefetch_span(brow, static_cast<int64_t>(sizeof(*b)) * (kPrefetchRows + t) * ldb, jn, sizeof(*b));
   for (int64_t j = 0; j < jn; ++j)
     for (int i = 0; i < R; ++i) {
       if constexpr (T == 2) {
@@ -159,6 +164,14 @@ UGS_VECTOR_CLONES void matmul_tile(const A& ar, const TensorView<typename A::Val
     const auto* pa = a.data + r * mr.k;
     const auto* pb = b.data + (matrix / batch1) * b.strides[0] + (matrix % batch1) * b.strides[1];
     auto* po = out.data.data() + r * n;
+    if constexpr (std::is_same_v<typename A::Value, FieldPair>) {
+      if (field_matmul_avx512_on()) {
+        field_row_block_avx512<typename A::Field>(pa, pb, po, static_cast<int>(rows), mr.k, dense_b ? n : mr.ldb, n,
+                                                  j0, j1);
+        r += rows;
+        continue;
+      }
+    }
     if (rows == kMatmulRowBlock && dense_b) {
       matmul_row_block<kMatmulRowBlock, true>(ar, pa, pb, po, mr, n, j0, j1);
     } else if (rows == kMatmulRowBlock) {
