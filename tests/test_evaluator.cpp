@@ -366,7 +366,7 @@ TEST(Evaluator, ResultsDoNotDependOnTheThreadCount) {
 
 // The field matmul with AVX-512 against the portable loop, bit for bit: kernel matmuls of every row
 // count a row block takes and columns that end mid-vector, and block graphs whose tiles of b are read
-// in place (row stride wider than the tile) and 8 to 96 columns wide.
+// in place (row stride wider than the tile), 8 to 96 columns wide, under 2 to 13 rows of a.
 TEST(Evaluator, Avx512MatmulGivesThePortableLoopsBits) {
   if (!eval::field_matmul_avx512_on()) GTEST_SKIP() << "this CPU has no AVX-512F: the portable loop is the only one";
   struct Restore {
@@ -384,15 +384,16 @@ TEST(Evaluator, Avx512MatmulGivesThePortableLoopsBits) {
         const int32_t out = 2;
         g.set_outputs(std::span(&out, 1));
       }
-  for (int grid : {12, 4, 1})
-    for (int loop : {1, 4, 5}) {
-      const int across = grid > 1 ? 1 : -1;  // b's columns over the grid
-      graphs.push_back(graph(single_block({{2, 60}, {60, 96}}, {grid, 1, 1}, loop,
-                                          {{{"t", 0}, {"imap", {-1, -1, -1}}, {"fmap", loop > 1 ? 1 : -1}},
-                                           {{"t", 1}, {"imap", {across, -1, -1}}, {"fmap", loop > 1 ? 0 : -1}}},
-                                          {{{"op", "matmul"}, {"in", {0, 1}}}, {{"op", "accum_sum"}, {"in", {2}}}},
-                                          {{{"t", 3}, {"omap", {across, -1, -1}}}})));
-    }
+  for (int32_t rows : {2, 3, 6, 13})  // past 4 rows, b's tile is copied and a's rows split in blocks
+    for (int grid : {12, 4, 1})
+      for (int loop : {1, 4, 5}) {
+        const int across = grid > 1 ? 1 : -1;  // b's columns over the grid
+        graphs.push_back(graph(single_block({{rows, 60}, {60, 96}}, {grid, 1, 1}, loop,
+                                            {{{"t", 0}, {"imap", {-1, -1, -1}}, {"fmap", loop > 1 ? 1 : -1}},
+                                             {{"t", 1}, {"imap", {across, -1, -1}}, {"fmap", loop > 1 ? 0 : -1}}},
+                                            {{{"op", "matmul"}, {"in", {0, 1}}}, {{"op", "accum_sum"}, {"in", {2}}}},
+                                            {{{"t", 3}, {"omap", {across, -1, -1}}}})));
+      }
   auto check = [&](auto ar) {
     for (const KernelGraph& g : graphs) {
       SCOPED_TRACE(to_string(g.shape(0)) + " x " + to_string(g.shape(1)) + (g.blocks.empty() ? "" : " in blocks"));
