@@ -1,12 +1,12 @@
 #include "field_matmul_avx512.h"
 
-#include "prefetch.h"
-
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "prefetch.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // GCC 12's AVX-512 intrinsics start from a self-initialized "undefined" vector, which its

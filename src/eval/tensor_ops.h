@@ -166,8 +166,7 @@ UGS_VECTOR_CLONES void matmul_tile(const A& ar, const TensorView<typename A::Val
     auto* po = out.data.data() + r * n;
     if constexpr (std::is_same_v<typename A::Value, FieldPair>) {
       if (field_matmul_avx512_on()) {
-        field_row_block_avx512<typename A::Field>(pa, pb, po, static_cast<int>(rows), mr.k, dense_b ? n : mr.ldb, n,
-                                                  j0, j1);
+        field_row_block_avx512<typename A::Field>(pa, pb, po, static_cast<int>(rows), mr.k, mr.ldb, n, j0, j1);
         r += rows;
         continue;
       }
