@@ -3,7 +3,8 @@
 // of the grid, every loop iteration, tiles loaded at the origins imap and fmap give, accumulators
 // folded across iterations, savers writing tiles at the origins omap gives. Blocks run in parallel;
 // each thread owns its scratch tiles. A loaded tile read once is not copied: the ops read it in place
-// in its input, through a view (its values are the same, and no op writes a loaded tile).
+// in its input, through a view (its values are the same, and no op writes a loaded tile). The op tiles
+// no block index reaches are computed once, before the blocks run, and read by all (shared_tiles.h).
 #include <omp.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "prefetch.h"
+#include "shared_tiles.h"
 #include "tensor_ops.h"
 #include "ugs/ir/graph.h"
 
@@ -118,29 +120,102 @@ void apply_tile(const A& ar, const BlockGraph& bg, BlockTiles<typename A::Value>
   apply_rows(ar, op, tiles.read[op.in[0]], b, out, 0, rows_of(out.shape), zeros);
 }
 
+// An accumulate-rms tile's sum of squares, turned into the rms at the end of the loop.
+template <class A>
+void finish_rms(const A& ar, const BlockGraph& bg, BlockTiles<typename A::Value>& tiles, int k, uint64_t& zeros) {
+  const int64_t n = int64_t{bg.loop} * bg.tiles[bg.ops[k].in[0]].shape.last();
+  for (auto& v : tiles.own[bg.inputs.size() + k].data) v = rms_of_sum(ar, v, n, zeros);
+}
+
+// The shared tiles' values (shared_tiles.h): a loop-stage tile's at every slot, an accumulator's and
+// an after-loop tile's final ones.
+template <class V>
+struct SharedValues {
+  SharedTiles which;
+  std::vector<std::vector<V>> table;  // per tile, slot after slot; empty for a tile not shared
+
+  TensorView<V> at(const BlockGraph& bg, int t, int64_t it) const {
+    const Shape& shape = bg.tiles[t].shape;
+    return {table[t].data() + which.slot(t, it) * shape.numel(), shape, strides4(shape)};
+  }
+};
+
+// Computes the shared tiles as a block would (they read no block index): the loop with only their
+// ops and the loads they read, the accumulators' final step, the ops after the loop.
+template <class A>
+SharedValues<typename A::Value> compute_shared(const A& ar, const BlockGraph& bg,
+                                               std::span<const Tensor<typename A::Value>* const> in,
+                                               uint64_t& zeros) {
+  using V = typename A::Value;
+  SharedValues<V> values{shared_tiles(bg), {}};
+  if (!values.which.any) return values;
+  const std::vector<uint8_t>& shared = values.which.shared;
+  const int ni = bg.inputs.size(), nk = bg.ops.size();
+  std::vector<uint8_t> feeds(ni, 0);  // per loaded tile: a shared op reads it
+  for (int k = 0; k < nk; ++k)
+    for (int j = 0; j < arity(bg.ops[k].kind) && shared[ni + k]; ++j)
+      if (bg.ops[k].in[j] < ni) feeds[bg.ops[k].in[j]] = 1;
+  values.table.resize(bg.tiles.size());
+  BlockTiles<V> tiles(bg);
+  uint64_t z = 0;
+  for (int k = 0; k < nk; ++k) {
+    if (!shared[ni + k]) continue;
+    const bool table = stage_of(bg, k) == Stage::Loop && values.which.iterates[ni + k];
+    values.table[ni + k].resize(bg.tiles[ni + k].shape.numel() * (table ? bg.loop : 1));
+    if (stage_of(bg, k) == Stage::Accum) std::ranges::fill(tiles.own[ni + k].data, ar.zero());
+  }
+  for (int64_t it = 0; it < bg.loop; ++it) {
+    for (int i = 0; i < ni; ++i)
+      if (feeds[i] && (it == 0 || bg.inputs[i].fmap != kNoDim))
+        tiles.load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, Dim3{}, it), bg.tiles[i].shape));
+    for (int k = 0; k < nk; ++k) {
+      if (!shared[ni + k] || stage_of(bg, k) == Stage::After) continue;
+      apply_tile(ar, bg, tiles, k, z);
+      if (stage_of(bg, k) == Stage::Loop && (it == 0 || values.which.iterates[ni + k]))
+        std::ranges::copy(tiles.own[ni + k].data, values.table[ni + k].begin() + values.which.slot(ni + k, it) *
+                                                                                 bg.tiles[ni + k].shape.numel());
+    }
+  }
+  for (int k = 0; k < nk; ++k)
+    if (shared[ni + k] && bg.ops[k].kind == OpKind::AccumRmsLastdim) finish_rms(ar, bg, tiles, k, z);
+  for (int k = 0; k < nk; ++k) {
+    if (!shared[ni + k]) continue;
+    if (stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles, k, z);
+    if (stage_of(bg, k) != Stage::Loop) values.table[ni + k] = std::move(tiles.own[ni + k].data);
+  }
+  zeros += z * static_cast<uint64_t>(bg.num_blocks());
+  return values;
+}
+
 // Runs one block: the loop, the accumulators' final step, the ops after the loop and the savers. The
-// tile of an input without fmap is the same at every iteration: it is located once.
+// tile of an input without fmap is the same at every iteration: it is located once. A shared tile is
+// read from `shared`; a load only shared ops read is not made.
 template <class A>
 void run_one_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
                    std::span<Tensor<typename A::Value>* const> out, const Dim3& block,
-                   BlockTiles<typename A::Value>& tiles, uint64_t& zeros) {
+                   const SharedValues<typename A::Value>& shared, BlockTiles<typename A::Value>& tiles,
+                   uint64_t& zeros) {
   const int ni = bg.inputs.size(), nk = bg.ops.size();
+  const SharedTiles& which = shared.which;
   for (int k = 0; k < nk; ++k)
-    if (stage_of(bg, k) == Stage::Accum) std::ranges::fill(tiles.own[ni + k].data, ar.zero());
+    if (stage_of(bg, k) == Stage::Accum && !which.shared[ni + k])
+      std::ranges::fill(tiles.own[ni + k].data, ar.zero());
   for (int64_t it = 0; it < bg.loop; ++it) {
     for (int i = 0; i < ni; ++i)
-      if (it == 0 || bg.inputs[i].fmap != kNoDim)
+      if (which.per_block[i] && (it == 0 || bg.inputs[i].fmap != kNoDim))
         tiles.load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, block, it), bg.tiles[i].shape));
-    for (int k = 0; k < nk; ++k)
-      if (stage_of(bg, k) != Stage::After) apply_tile(ar, bg, tiles, k, zeros);
-  }
-  for (int k = 0; k < nk; ++k) {
-    if (bg.ops[k].kind != OpKind::AccumRmsLastdim) continue;
-    const int64_t n = int64_t{bg.loop} * bg.tiles[bg.ops[k].in[0]].shape.last();
-    for (auto& v : tiles.own[ni + k].data) v = rms_of_sum(ar, v, n, zeros);
+    for (int k = 0; k < nk; ++k) {
+      if (stage_of(bg, k) == Stage::After) continue;
+      if (!which.shared[ni + k])
+        apply_tile(ar, bg, tiles, k, zeros);
+      else if (stage_of(bg, k) == Stage::Loop)
+        tiles.read[ni + k] = shared.at(bg, ni + k, it);
+    }
   }
   for (int k = 0; k < nk; ++k)
-    if (stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles, k, zeros);
+    if (bg.ops[k].kind == OpKind::AccumRmsLastdim && !which.shared[ni + k]) finish_rms(ar, bg, tiles, k, zeros);
+  for (int k = 0; k < nk; ++k)
+    if (stage_of(bg, k) == Stage::After && !which.shared[ni + k]) apply_tile(ar, bg, tiles, k, zeros);
   for (int o = 0; o < bg.outputs.size(); ++o)
     copy_box(tiles.read[bg.outputs[o].tile], *out[o], save_origin(bg, o, block));
 }
@@ -165,10 +240,15 @@ void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typenam
   using V = typename A::Value;
   const std::array<int, 3> order = block_axis_order(bg);
   const int64_t nblocks = bg.num_blocks();
+  const SharedValues<V> shared = compute_shared(ar, bg, in, zeros);
   uint64_t z = 0;
 #pragma omp parallel reduction(+ : z) if (nblocks > 1)
   {
     BlockTiles<V> tiles(bg);
+    for (int k = 0; k < bg.ops.size(); ++k) {  // the shared tiles that hold one value per block
+      const int t = bg.inputs.size() + k;
+      if (shared.which.shared[t] && stage_of(bg, k) != Stage::Loop) tiles.read[t] = shared.at(bg, t, 0);
+    }
 #pragma omp for schedule(static)
     for (int64_t blk = 0; blk < nblocks; ++blk) {
       Dim3 b{};
@@ -176,7 +256,7 @@ void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typenam
         b[a] = static_cast<int32_t>(rest % bg.grid[a]);
         rest /= bg.grid[a];
       }
-      run_one_block(ar, bg, in, out, b, tiles, z);
+      run_one_block(ar, bg, in, out, b, shared, tiles, z);
     }
   }
   zeros += z;
