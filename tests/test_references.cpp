@@ -1,5 +1,6 @@
 // The reference μGraphs verify against their programs; their hand-made mutants do not.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -132,6 +133,31 @@ TEST(References, AStoppedVerifyAnswersNothingAndLeavesTheReferenceWhole) {
       *std::find_if(mutants.begin(), mutants.end(), [](const test::MutantCase& c) { return !c.interface_differs; });
   const VerifyReference bad_ref(bad.program, opt);
   EXPECT_EQ(bad_ref.verify(bad.graph, &stop).reason, verify(bad.program, bad.graph, opt).reason);
+}
+
+// Confirmations side by side on one reference (a batch's, each on its thread) make its cases between
+// them, whichever claims each; every one answers as a fresh reference answers alone.
+TEST(References, ConfirmationsSideBySideAnswerAsOneAlone) {
+  std::vector<test::MutantCase> cases = test::all_mutant_cases();
+  for (const char* name : test::kReferences) cases.push_back({name, load_program(name).graph, test::reference(name), false});
+  for (size_t i = 0; i < cases.size(); i += 3) {
+    const test::MutantCase& c = cases[i];
+    SCOPED_TRACE(c.name);
+    VerifyOptions opt;
+    opt.seed = 17;
+    const VerifyResult want = verify(c.program, c.graph, opt);
+    const VerifyReference ref(c.program, opt);
+    std::vector<VerifyResult> got(4);
+#pragma omp parallel for num_threads(4) schedule(static, 1)
+    for (int t = 0; t < 4; ++t) got[t] = ref.verify(c.graph);
+    for (const VerifyResult& r : got) {
+      EXPECT_EQ(r.equivalent, want.equivalent);
+      EXPECT_EQ(r.reason, want.reason);
+      EXPECT_EQ(r.tests_passed, want.tests_passed);
+      EXPECT_EQ(r.zero_divisors, want.zero_divisors);
+      EXPECT_EQ(r.float_rel_error, want.float_rel_error);
+    }
+  }
 }
 
 }  // namespace

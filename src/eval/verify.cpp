@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -139,6 +140,7 @@ struct VerifyReference::Cases {
   std::vector<Case<MirageArith>> mirage;
   std::vector<uint64_t> zeros;  // per field test: the program's zero divisors
   Case<RealArith> real;
+  std::atomic<int> unclaimed{0};  // the cases, field tests' then the float one, claimed by make_unclaimed
 };
 
 VerifyReference::VerifyReference(const KernelGraph& program, const VerifyOptions& opt)
@@ -159,6 +161,31 @@ double VerifyReference::float_error(const KernelGraph& candidate, FloatEvaluator
   return rel_error(cases_->real.want, [&](size_t i) { return std::span<const double>(got[i]); });
 }
 
+// Field test k's case, made once.
+void VerifyReference::make_field_case(int k) const {
+  Cases& cases = *cases_;
+  std::call_once(cases.field_made[k], [&] {
+    if (opt_.field == FieldKind::Mirage)
+      cases.mirage[k] = make_case<MirageArith>(program_, field_test_seed(opt_, k), &cases.zeros[k]);
+    else
+      cases.wide[k] = make_case<WideArith>(program_, field_test_seed(opt_, k), &cases.zeros[k]);
+  });
+}
+
+// A verify() that runs its tests one after the other (inside a parallel region: a batch's
+// confirmations side by side) first makes the cases no other has claimed, so that the confirmations
+// that start together make the cases together, not each case in turn while the others wait for it.
+void VerifyReference::make_unclaimed(const std::atomic<bool>* stop) const {
+  const int n = opt_.tests + (opt_.float_check ? 1 : 0);
+  for (int k; (k = cases_->unclaimed.fetch_add(1, std::memory_order_relaxed)) < n;) {
+    if (stop && stop->load(std::memory_order_relaxed)) return;
+    if (k < opt_.tests)
+      make_field_case(k);
+    else
+      prepare_float_check();
+  }
+}
+
 // Test k of verify(): field test k (its case made first if no verify() has made it), or the float64
 // check after them. False, with nothing run, when the stop is raised before the candidate's part.
 bool VerifyReference::run_test(int k, const KernelGraph& candidate, const std::atomic<bool>* stop, uint8_t& pass,
@@ -173,12 +200,7 @@ bool VerifyReference::run_test(int k, const KernelGraph& candidate, const std::a
     return true;
   }
   const bool mirage = opt_.field == FieldKind::Mirage;
-  std::call_once(cases.field_made[k], [&] {
-    if (mirage)
-      cases.mirage[k] = make_case<MirageArith>(program_, field_test_seed(opt_, k), &cases.zeros[k]);
-    else
-      cases.wide[k] = make_case<WideArith>(program_, field_test_seed(opt_, k), &cases.zeros[k]);
-  });
+  make_field_case(k);
   if (stopping()) return false;
   zeros += cases.zeros[k];
   pass = mirage ? field_test_on(cases.mirage[k], candidate, &zeros) : field_test_on(cases.wide[k], candidate, &zeros);
@@ -194,6 +216,7 @@ VerifyResult VerifyReference::verify(const KernelGraph& candidate, const std::at
   std::vector<uint64_t> zeros(opt_.tests + 1, 0);
   double rel = 0;
   FirstException failed;  // memory running out, say: it must not leave the parallel region
+  if (omp_in_parallel()) failed.capture([&] { make_unclaimed(stop); });
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1 && !omp_in_parallel())
   for (int k = 0; k < n; ++k) failed.capture([&] { ran[k] = run_test(k, candidate, stop, pass[k], zeros[k], rel); });
   failed.rethrow();

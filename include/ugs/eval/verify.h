@@ -58,6 +58,8 @@ class VerifyReference {
 
  private:
   struct Cases;
+  void make_field_case(int k) const;
+  void make_unclaimed(const std::atomic<bool>* stop) const;
   bool run_test(int k, const KernelGraph& candidate, const std::atomic<bool>* stop, uint8_t& pass, uint64_t& zeros,
                 double& rel) const;
   VerifyResult finish(const KernelGraph& candidate, std::span<const uint8_t> field_passes,
