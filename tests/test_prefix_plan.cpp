@@ -2,6 +2,7 @@
 // once with prefixes that really are equal, and the CPU backend gives a batch exactly the hashes and
 // matches it gives each graph alone, in both fields, and stops a batch when the search's flag is up.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <set>
 
@@ -94,6 +95,78 @@ TEST(PrefixPlan, AContextCarriesTheLastGraphFromCallToCall) {
     matches += with.match[0];
   }
   EXPECT_EQ(matches, 2u);  // the reference, both times
+}
+
+// A caller that reads only the matches (a search) lets the backend cut a graph whose last block graph
+// differs from the program in two of its blocks: the matches are those of a whole evaluation, batch
+// by batch and through a context, and a matching graph's hashes are whole too. Some mutants are cut.
+TEST(PrefixPlan, AMatchOnlyCallCutsMutantsAndGivesTheSameMatches) {
+  size_t cut = 0;
+  for (const char* name : test::kReferences) {
+    SCOPED_TRACE(name);
+    const KernelGraph program = load_program(name).graph;
+    std::vector<KernelGraph> graphs = test::reference_batch(name, true);
+    for (KernelGraph& g : test::random_graphs(program, 10, 5)) graphs.push_back(std::move(g));
+    std::vector<KernelGraph> twice = graphs;  // the batch, then its reverse: prefixes shared both ways
+    twice.insert(twice.end(), graphs.rbegin(), graphs.rend());
+    const std::vector<const KernelGraph*> ptrs = test::pointers(twice);
+    for (FieldKind field : {FieldKind::Wide, FieldKind::Mirage}) {
+      const auto backend = make_cpu_backend(FingerprintSetup::make(program, field, 4));
+      Fingerprints whole, quick;
+      quick.match_only = true;
+      backend->fingerprint(ptrs, whole);
+      backend->fingerprint(ptrs, quick);
+      const auto ctx = backend->make_context();
+      size_t matches = 0;
+      for (size_t i = 0; i < twice.size(); ++i) {
+        ASSERT_EQ(quick.match[i], whole.match[i]) << "graph " << i;
+        Fingerprints one;
+        one.match_only = true;
+        backend->fingerprint_with(std::span(&ptrs[i], 1), one, ctx.get());
+        ASSERT_EQ(one.match[0], whole.match[i]) << "graph " << i << " through the context";
+        const auto a = quick.of(i), b = whole.of(i);
+        if (whole.match[i]) {
+          ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "graph " << i;
+          ++matches;
+        }
+        cut += !std::equal(a.begin(), a.end(), b.begin(), b.end());
+      }
+      EXPECT_EQ(matches, 2u);  // the reference, both ways
+    }
+  }
+  EXPECT_GT(cut, 0u);
+}
+
+// A graph cut in its last op leaves that op's tensors unmade or partial: the next graph that begins
+// with the same ops makes that op again, through a context and in a batch alike. Here gqa_small's
+// reference after its first block graph alone, with the wrong output (cut), then the reference.
+TEST(PrefixPlan, AGraphAfterACutOneMakesTheCutOpAgain) {
+  const KernelGraph program = load_program("gqa_small").graph, reference = test::reference("gqa_small");
+  KernelGraph head = reference;
+  head.outputs.clear();
+  while (head.ops.size() > 1) head.pop_op();
+  ASSERT_EQ(head.ops[0].op.kind, OpKind::Block);
+  ASSERT_GT(head.blocks[0].num_blocks(), 4);
+  const int32_t second = head.ops[0].first_out + 1;
+  ASSERT_EQ(head.set_outputs(std::span(&second, 1)), Verdict::Ok);
+  const std::vector<KernelGraph> graphs = {head, reference, head, head, reference};
+  const std::vector<const KernelGraph*> ptrs = test::pointers(graphs);
+  const auto backend = make_cpu_backend(FingerprintSetup::make(program, FieldKind::Wide, 6));
+  const std::vector<uint8_t> want = {0, 1, 0, 0, 1};
+  Fingerprints batch;
+  batch.match_only = true;
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);  // one group, not cut in pieces: the reference follows a cut head in it
+  backend->fingerprint(ptrs, batch);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(batch.match, want);
+  const auto ctx = backend->make_context();
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    Fingerprints one;
+    one.match_only = true;
+    backend->fingerprint_with(std::span(&ptrs[i], 1), one, ctx.get());
+    EXPECT_EQ(one.match[0], want[i]) << "graph " << i;
+  }
 }
 
 // A raised stop flag (the time limit) ends a batch call before its next graph: nothing is evaluated,

@@ -44,6 +44,21 @@ void copy_box(const TensorView<V>& src, Tensor<V>& dst, const Index4& dst_origin
       }
 }
 
+// Whether two boxes of one extent hold the same values.
+template <class V>
+bool boxes_equal(const TensorView<V>& a, const TensorView<V>& b) {
+  const Shape& ext = a.shape;
+  const int64_t n = ext.dim4(3);
+  for (int64_t i0 = 0; i0 < ext.dim4(0); ++i0)
+    for (int64_t i1 = 0; i1 < ext.dim4(1); ++i1)
+      for (int64_t i2 = 0; i2 < ext.dim4(2); ++i2) {
+        const V* pa = a.data + i0 * a.strides[0] + i1 * a.strides[1] + i2 * a.strides[2];
+        const V* pb = b.data + i0 * b.strides[0] + i1 * b.strides[1] + i2 * b.strides[2];
+        if (!std::equal(pa, pa + n, pb)) return false;
+      }
+  return true;
+}
+
 // Origin (4-D) of the tile that block `block` loads at iteration it from input i of shape src.
 inline Index4 load_origin(const BlockGraph& bg, int i, const Shape& src, const Dim3& block, int64_t it) {
   const BlockInput& in = bg.inputs[i];
@@ -234,6 +249,15 @@ inline std::array<int, 3> block_axis_order(const BlockGraph& bg) {
   return order;
 }
 
+// Each thread's tiles read the shared tiles that hold one value per block from `shared`.
+template <class V>
+void read_shared(const BlockGraph& bg, const SharedValues<V>& shared, BlockTiles<V>& tiles) {
+  for (int k = 0; k < bg.ops.size(); ++k) {
+    const int t = bg.inputs.size() + k;
+    if (shared.which.shared[t] && stage_of(bg, k) != Stage::Loop) tiles.read[t] = shared.at(bg, t, 0);
+  }
+}
+
 template <class A>
 void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
                std::span<Tensor<typename A::Value>* const> out, uint64_t& zeros) {
@@ -245,10 +269,7 @@ void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typenam
 #pragma omp parallel reduction(+ : z) if (nblocks > 1)
   {
     BlockTiles<V> tiles(bg);
-    for (int k = 0; k < bg.ops.size(); ++k) {  // the shared tiles that hold one value per block
-      const int t = bg.inputs.size() + k;
-      if (shared.which.shared[t] && stage_of(bg, k) != Stage::Loop) tiles.read[t] = shared.at(bg, t, 0);
-    }
+    read_shared(bg, shared, tiles);
 #pragma omp for schedule(static)
     for (int64_t blk = 0; blk < nblocks; ++blk) {
       Dim3 b{};
@@ -260,6 +281,18 @@ void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typenam
     }
   }
   zeros += z;
+}
+
+// Only the blocks `blocks` of the grid, on this thread: each saves what run_block saves there, and
+// the rest of `out` is left as it was.
+template <class A>
+void run_some_blocks(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
+                     std::span<Tensor<typename A::Value>* const> out, std::span<const Dim3> blocks,
+                     uint64_t& zeros) {
+  const SharedValues<typename A::Value> shared = compute_shared(ar, bg, in, zeros);
+  BlockTiles<typename A::Value> tiles(bg);
+  read_shared(bg, shared, tiles);
+  for (const Dim3& b : blocks) run_one_block(ar, bg, in, out, b, shared, tiles, zeros);
 }
 
 }  // namespace ugs::eval

@@ -3,8 +3,13 @@
 // within a group, each graph starts from the tensors the one before it left, so shared leading ops
 // are evaluated once. A caller's context carries the last graph and its tensors from one call to the
 // next (a search thread's candidates follow one another). A single graph keeps the evaluator's own
-// parallelism over blocks and rows.
+// parallelism over blocks and rows. A caller that reads only the matches lets a graph whose last op
+// is a block graph be looked at in two of its blocks first: most candidates differ from the program
+// there, and are then not evaluated further (at full size, a candidate's whole grid takes up to a
+// second; two blocks, next to nothing).
 #include <omp.h>
+
+#include <algorithm>
 
 #include "ugs/eval/backend.h"
 #include "ugs/eval/evaluator.h"
@@ -19,6 +24,7 @@ namespace {
 struct CpuContext final : FingerprintContext {
   KernelGraph last;
   bool has_last = false;
+  int whole = 0;  // the leading ops of `last` whose tensors are whole (all of them, unless it was cut)
   std::vector<Tensor<FieldPair>> computed;
   std::vector<uint64_t> hashes;
 };
@@ -49,9 +55,10 @@ class CpuBackend final : public Backend {
     out.reset(graphs);
     for (size_t i = 0; i < graphs.size(); ++i) {
       const KernelGraph& graph = *graphs[i];
-      const int from = context->has_last ? shared_prefix(context->last, graph) : 0;
+      const int from = context->has_last ? std::min(shared_prefix(context->last, graph), context->whole) : 0;
       uint64_t* hashes = &out.hashes[out.first[i]];
-      one(graph, from, context->computed, context->hashes.data(), hashes, out.match[i]);
+      context->whole =
+          one(graph, from, context->computed, context->hashes.data(), hashes, out.match[i], out.match_only);
       context->last = graph;
       context->has_last = true;
       context->hashes.assign(hashes, hashes + graph.num_tensors());
@@ -68,10 +75,12 @@ class CpuBackend final : public Backend {
     for (int64_t g = 0; g < groups; ++g) {
       std::vector<Tensor<FieldPair>> computed;
       const uint64_t* before = nullptr;  // the hashes of the graph before in the group
+      int whole = 0;                     // and its leading ops whose tensors are whole
       for (size_t k = plan.groups[g]; k < plan.groups[g + 1] && !raised(stop); ++k) {
         const uint32_t i = plan.order[k];
         uint64_t* hashes = &out.hashes[out.first[i]];
-        one(*graphs[i], static_cast<int>(plan.shared[k]), computed, before, hashes, out.match[i]);
+        const int from = std::min(static_cast<int>(plan.shared[k]), whole);
+        whole = one(*graphs[i], from, computed, before, hashes, out.match[i], out.match_only);
         before = hashes;
       }
     }
@@ -96,18 +105,33 @@ class CpuBackend final : public Backend {
 
  private:
   // `graph` from op `from` on; the tensors and hashes of the ops before it are the previous graph's.
-  void one(const KernelGraph& graph, int from, std::vector<Tensor<FieldPair>>& computed, const uint64_t* before,
-           uint64_t* hashes, uint8_t& match) const {
+  // With `quick`, a graph that differs from the program where two blocks of its last op save is cut
+  // there: no match, its last op's hashes 0. Returns the leading ops whose tensors are now whole.
+  int one(const KernelGraph& graph, int from, std::vector<Tensor<FieldPair>>& computed, const uint64_t* before,
+          uint64_t* hashes, uint8_t& match, bool quick) const {
+    const int ops = graph.ops.size(), last = ops - 1;
+    int whole = ops;
     with_field(setup_.field, [&](auto ar) {
       ar.omega = setup_.omega;
       ar.exp_table = exp_.data();
-      evaluate_ops_from(ar, graph, std::span<const Tensor<FieldPair>>(setup_.inputs), computed, from);
+      const auto inputs = std::span<const Tensor<FieldPair>>(setup_.inputs);
+      int start = from;
+      if (quick && from <= last && worth_a_look(graph)) {
+        evaluate_ops_range(ar, graph, inputs, computed, from, last);
+        if (!sampled_outputs_agree(ar, graph, inputs, computed, std::span<const Tensor<FieldPair>>(setup_.want)))
+          whole = last;
+        start = last;
+      }
+      if (whole == ops) evaluate_ops_range(ar, graph, inputs, computed, start, ops);
       for (int t = 0; t < graph.num_inputs; ++t) hashes[t] = input_hashes_[t];
       const int kept = from == 0 ? 0 : graph.ops[from - 1].first_out + graph.ops[from - 1].num_out - graph.num_inputs;
+      const int made = whole == last ? graph.ops[last].first_out - graph.num_inputs : static_cast<int>(computed.size());
       for (int k = 0; k < static_cast<int>(computed.size()); ++k)
-        hashes[graph.num_inputs + k] = k < kept ? before[graph.num_inputs + k]
-                                            : tensor_hash(computed[k].data.data(), computed[k].numel(), computed[k].shape);
-      bool same = graph.outputs.size() == static_cast<int>(setup_.want.size());
+        hashes[graph.num_inputs + k] = k < kept   ? before[graph.num_inputs + k]
+                                       : k < made ? tensor_hash(computed[k].data.data(), computed[k].numel(),
+                                                                computed[k].shape)
+                                                  : 0;
+      bool same = whole == ops && graph.outputs.size() == static_cast<int>(setup_.want.size());
       for (int o = 0; same && o < graph.outputs.size(); ++o) {
         const int32_t t = graph.outputs[o];
         same = t >= graph.num_inputs && computed[t - graph.num_inputs].shape == setup_.want[o].shape &&
@@ -115,6 +139,13 @@ class CpuBackend final : public Backend {
       }
       match = same;
     });
+    return whole;
+  }
+
+  // A last op of a few blocks is as quick to evaluate whole as to look at.
+  static bool worth_a_look(const KernelGraph& graph) {
+    const KernelOp& last = graph.ops[graph.ops.size() - 1];
+    return last.op.kind == OpKind::Block && graph.blocks[last.block].num_blocks() > 4;
   }
 
   FingerprintSetup setup_;

@@ -50,16 +50,23 @@ void apply_kernel_op(const A& ar, const Op& op, const Tensor<typename A::Value>&
 
 }  // namespace
 
-template <class A>
-void evaluate_ops_from(const A& ar, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
-                       std::vector<Tensor<typename A::Value>>& computed, int from, EvalStats* stats) {
-  using T = Tensor<typename A::Value>;
+// Every tensor of the graph by index, inputs and computed (`computed` sized for the graph first).
+template <class T>
+std::vector<const T*> tensors_of(const KernelGraph& graph, std::span<const T> inputs, std::vector<T>& computed) {
   computed.resize(graph.num_tensors() - graph.num_inputs);
   std::vector<const T*> tensor(graph.num_tensors());
   for (int t = 0; t < graph.num_tensors(); ++t)
     tensor[t] = t < graph.num_inputs ? &inputs[t] : &computed[t - graph.num_inputs];
+  return tensor;
+}
+
+template <class A>
+void evaluate_ops_range(const A& ar, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
+                        std::vector<Tensor<typename A::Value>>& computed, int from, int to, EvalStats* stats) {
+  using T = Tensor<typename A::Value>;
+  const std::vector<const T*> tensor = tensors_of(graph, inputs, computed);
   uint64_t zeros = 0;
-  for (int i = from; i < graph.ops.size(); ++i) {
+  for (int i = from; i < to; ++i) {
     const KernelOp& kernel_op = graph.ops[i];
     std::vector<T*> outs(kernel_op.num_out);
     for (int o = 0; o < kernel_op.num_out; ++o) {
@@ -78,6 +85,56 @@ void evaluate_ops_from(const A& ar, const KernelGraph& graph, std::span<const Te
     }
   }
   if (stats) stats->zero_divisors += zeros;
+}
+
+template <class A>
+void evaluate_ops_from(const A& ar, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
+                       std::vector<Tensor<typename A::Value>>& computed, int from, EvalStats* stats) {
+  evaluate_ops_range(ar, graph, inputs, computed, from, graph.ops.size(), stats);
+}
+
+// The graph's outputs the ops before the last give are compared whole; the last op's, in the boxes
+// its first and last blocks save.
+template <class A>
+bool sampled_outputs_agree(const A& ar, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
+                           std::vector<Tensor<typename A::Value>>& computed,
+                           std::span<const Tensor<typename A::Value>> want) {
+  using T = Tensor<typename A::Value>;
+  const KernelOp& last = graph.ops[graph.ops.size() - 1];
+  if (last.op.kind != OpKind::Block || graph.outputs.size() != static_cast<int>(want.size())) return true;
+  const std::vector<const T*> tensor = tensors_of(graph, inputs, computed);
+  const BlockGraph& bg = graph.blocks[last.block];
+  std::vector<int> saved_as(last.num_out, -1);  // per output of the last op: the graph output it is
+  for (int o = 0; o < graph.outputs.size(); ++o) {
+    const int32_t t = graph.outputs[o];
+    if (graph.shape(t) != want[o].shape) return false;
+    if (t < last.first_out) {
+      if (tensor[t]->data != want[o].data) return false;
+    } else {
+      saved_as[t - last.first_out] = o;
+    }
+  }
+  std::vector<T*> outs(last.num_out);
+  for (int j = 0; j < last.num_out; ++j) {
+    if (saved_as[j] < 0) return true;  // read by no op and no output: not a complete graph
+    T& saved = computed[last.first_out + j - graph.num_inputs];
+    saved = T(graph.shape(last.first_out + j));
+    outs[j] = &saved;
+  }
+  const Dim3 first{0, 0, 0}, end{bg.grid[0] - 1, bg.grid[1] - 1, bg.grid[2] - 1};
+  const std::vector<Dim3> blocks = first == end ? std::vector<Dim3>{first} : std::vector<Dim3>{first, end};
+  std::vector<const T*> ins;
+  for (const BlockInput& in : bg.inputs) ins.push_back(tensor[in.tensor]);
+  uint64_t zeros = 0;
+  eval::run_some_blocks(ar, bg, std::span<const T* const>(ins), std::span<T* const>(outs), std::span(blocks), zeros);
+  for (const Dim3& b : blocks)
+    for (int j = 0; j < last.num_out; ++j) {
+      const Shape& tile = bg.tiles[bg.outputs[j].tile].shape;
+      const Index4 origin = eval::save_origin(bg, j, b);
+      if (!eval::boxes_equal(eval::box_of(*outs[j], origin, tile), eval::box_of(want[saved_as[j]], origin, tile)))
+        return false;
+    }
+  return true;
 }
 
 template <class A>
@@ -120,6 +177,10 @@ std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& graph, uin
                                                          std::span<const Tensor<A::Value>>, EvalStats*);    \
   template void evaluate_ops_from<A>(const A&, const KernelGraph&, std::span<const Tensor<A::Value>>,        \
                                      std::vector<Tensor<A::Value>>&, int, EvalStats*);                       \
+  template void evaluate_ops_range<A>(const A&, const KernelGraph&, std::span<const Tensor<A::Value>>,       \
+                                      std::vector<Tensor<A::Value>>&, int, int, EvalStats*);                 \
+  template bool sampled_outputs_agree<A>(const A&, const KernelGraph&, std::span<const Tensor<A::Value>>,    \
+                                         std::vector<Tensor<A::Value>>&, std::span<const Tensor<A::Value>>); \
   template std::vector<Tensor<A::Value>> make_inputs<A>(const KernelGraph&, uint64_t);
 UGS_INSTANTIATE(WideArith)
 UGS_INSTANTIATE(MirageArith)

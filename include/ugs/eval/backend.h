@@ -40,6 +40,9 @@ struct Fingerprints {
   std::vector<uint64_t> hashes;  // graph i's tensor t at hashes[first[i] + t]
   std::vector<uint32_t> first;
   std::vector<uint8_t> match;  // 1: the graph's outputs are the program's, in count, shape and value
+  // Set by a caller that reads only `match`: a backend may then stop evaluating a graph once it knows
+  // the graph does not match, and leave some of that graph's hashes 0 (the CPU's does).
+  bool match_only = false;
 
   // Sizes the arrays for `graphs` (first[] as prefix sums of their tensor counts). Inline: the CUDA
   // library uses it and depends on headers only.

@@ -34,6 +34,21 @@ template <class A>
 void evaluate_ops_from(const A& arith, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
                        std::vector<Tensor<typename A::Value>>& computed, int from, EvalStats* stats = nullptr);
 
+// Ops [from, to) only, as evaluate_ops_from.
+template <class A>
+void evaluate_ops_range(const A& arith, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
+                        std::vector<Tensor<typename A::Value>>& computed, int from, int to,
+                        EvalStats* stats = nullptr);
+
+// A quick look at a graph whose last kernel op is a block graph, once the ops before it are in
+// `computed` (evaluate_ops_range): its outputs that other ops give, whole, and the last op's in the
+// boxes that two of its blocks save (its first and its last), against `want`. False proves that the
+// graph's outputs are not `want`; true proves nothing. The last op's tensors are left partial.
+template <class A>
+bool sampled_outputs_agree(const A& arith, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
+                           std::vector<Tensor<typename A::Value>>& computed,
+                           std::span<const Tensor<typename A::Value>> want);
+
 // Seeded inputs for `graph`: element e of input i is drawn from a counter-based stream, so any subset can
 // be generated independently (and identically on a device).
 template <class A>

@@ -78,6 +78,7 @@ void FingerprintFeed::fingerprint(std::vector<Item>& items) {
   graphs_.clear();
   for (const Item& it : items)
     for (const KernelGraph& g : it.graphs) graphs_.push_back(&g);
+  fp_.match_only = true;  // the flags are all the feed hands back
   backend_.fingerprint(graphs_, fp_, stop_);
   auto from = fp_.match.begin();  // sized for graphs_ by every backend, stopped or not
   for (const Item& it : items) {

@@ -34,6 +34,7 @@ Verifier::~Verifier() = default;
 bool Verifier::fingerprint_matches(const KernelGraph& candidate, FingerprintContext* ctx) const {
   const KernelGraph* one = &candidate;
   Fingerprints f;
+  f.match_only = true;
   backend_.fingerprint_with(std::span(&one, 1), f, ctx);
   return f.match[0];
 }
@@ -119,6 +120,7 @@ void Verifier::confirm_field_tests(std::span<const KernelGraph* const> graphs, s
   const size_t n = tests.size();
   passes.assign(graphs.size() * n, 0);
   Fingerprints fp;
+  fp.match_only = true;
   for (size_t t = 0; t < n; ++t) {
     tests[t]->fingerprint(graphs, fp);
     for (size_t i = 0; i < graphs.size(); ++i) passes[i * n + t] = fp.match[i];
