@@ -155,8 +155,36 @@ struct SharedValues {
   }
 };
 
-// Computes the shared tiles as a block would (they read no block index): the loop with only their
-// ops and the loads they read, the accumulators' final step, the ops after the loop.
+// One block's loop over one part of its ops: those computed once for all blocks (`shared_part`), or
+// those every block computes. The part's accumulators zeroed; at each iteration `before(it)`, the
+// loads `loads` marks, the part's loop-stage ops and accumulators, `after(it)`; then the part's rms
+// accumulators finished and its ops after the loop.
+template <class A, class Before, class After>
+void run_part(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
+              const Dim3& block, const std::vector<uint8_t>& shared, bool shared_part,
+              const std::vector<uint8_t>& loads, BlockTiles<typename A::Value>& tiles, uint64_t& zeros,
+              Before before, After after) {
+  const int ni = bg.inputs.size(), nk = bg.ops.size();
+  auto mine = [&](int k) { return (shared[ni + k] != 0) == shared_part; };
+  for (int k = 0; k < nk; ++k)
+    if (mine(k) && stage_of(bg, k) == Stage::Accum) std::ranges::fill(tiles.own[ni + k].data, ar.zero());
+  for (int64_t it = 0; it < bg.loop; ++it) {
+    before(it);
+    for (int i = 0; i < ni; ++i)
+      if (loads[i] && (it == 0 || bg.inputs[i].fmap != kNoDim))
+        tiles.load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, block, it), bg.tiles[i].shape));
+    for (int k = 0; k < nk; ++k)
+      if (mine(k) && stage_of(bg, k) != Stage::After) apply_tile(ar, bg, tiles, k, zeros);
+    after(it);
+  }
+  for (int k = 0; k < nk; ++k)
+    if (mine(k) && bg.ops[k].kind == OpKind::AccumRmsLastdim) finish_rms(ar, bg, tiles, k, zeros);
+  for (int k = 0; k < nk; ++k)
+    if (mine(k) && stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles, k, zeros);
+}
+
+// Computes the shared tiles as a block would (they read no block index), with only the loads they
+// read, and keeps them: a loop-stage tile at every slot, the others' final values.
 template <class A>
 SharedValues<typename A::Value> compute_shared(const A& ar, const BlockGraph& bg,
                                                std::span<const Tensor<typename A::Value>* const> in,
@@ -171,66 +199,43 @@ SharedValues<typename A::Value> compute_shared(const A& ar, const BlockGraph& bg
     for (int j = 0; j < arity(bg.ops[k].kind) && shared[ni + k]; ++j)
       if (bg.ops[k].in[j] < ni) feeds[bg.ops[k].in[j]] = 1;
   values.table.resize(bg.tiles.size());
+  auto in_table = [&](int k) { return shared[ni + k] && stage_of(bg, k) == Stage::Loop; };
+  for (int k = 0; k < nk; ++k)
+    if (shared[ni + k])
+      values.table[ni + k].resize(bg.tiles[ni + k].shape.numel() *
+                                  (in_table(k) && values.which.iterates[ni + k] ? bg.loop : 1));
   BlockTiles<V> tiles(bg);
   uint64_t z = 0;
-  for (int k = 0; k < nk; ++k) {
-    if (!shared[ni + k]) continue;
-    const bool table = stage_of(bg, k) == Stage::Loop && values.which.iterates[ni + k];
-    values.table[ni + k].resize(bg.tiles[ni + k].shape.numel() * (table ? bg.loop : 1));
-    if (stage_of(bg, k) == Stage::Accum) std::ranges::fill(tiles.own[ni + k].data, ar.zero());
-  }
-  for (int64_t it = 0; it < bg.loop; ++it) {
-    for (int i = 0; i < ni; ++i)
-      if (feeds[i] && (it == 0 || bg.inputs[i].fmap != kNoDim))
-        tiles.load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, Dim3{}, it), bg.tiles[i].shape));
+  run_part(ar, bg, in, Dim3{}, shared, true, feeds, tiles, z, [](int64_t) {}, [&](int64_t it) {
     for (int k = 0; k < nk; ++k) {
-      if (!shared[ni + k] || stage_of(bg, k) == Stage::After) continue;
-      apply_tile(ar, bg, tiles, k, z);
-      if (stage_of(bg, k) == Stage::Loop && (it == 0 || values.which.iterates[ni + k]))
-        std::ranges::copy(tiles.own[ni + k].data, values.table[ni + k].begin() + values.which.slot(ni + k, it) *
-                                                                                 bg.tiles[ni + k].shape.numel());
+      const int t = ni + k;
+      if (in_table(k) && (it == 0 || values.which.iterates[t]))
+        std::ranges::copy(tiles.own[t].data, values.table[t].begin() + values.which.slot(t, it) * tiles.own[t].numel());
     }
-  }
+  });
   for (int k = 0; k < nk; ++k)
-    if (shared[ni + k] && bg.ops[k].kind == OpKind::AccumRmsLastdim) finish_rms(ar, bg, tiles, k, z);
-  for (int k = 0; k < nk; ++k) {
-    if (!shared[ni + k]) continue;
-    if (stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles, k, z);
-    if (stage_of(bg, k) != Stage::Loop) values.table[ni + k] = std::move(tiles.own[ni + k].data);
-  }
+    if (shared[ni + k] && !in_table(k)) values.table[ni + k] = std::move(tiles.own[ni + k].data);
   zeros += z * static_cast<uint64_t>(bg.num_blocks());
   return values;
 }
 
-// Runs one block: the loop, the accumulators' final step, the ops after the loop and the savers. The
-// tile of an input without fmap is the same at every iteration: it is located once. A shared tile is
-// read from `shared`; a load only shared ops read is not made.
+// Runs one block: its part of the ops (the shared tiles read from `shared`, a loop-stage one at each
+// iteration's slot), then the savers. The tile of an input without fmap is the same at every
+// iteration: it is located once. A load only shared ops read is not made.
 template <class A>
 void run_one_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
                    std::span<Tensor<typename A::Value>* const> out, const Dim3& block,
                    const SharedValues<typename A::Value>& shared, BlockTiles<typename A::Value>& tiles,
                    uint64_t& zeros) {
-  const int ni = bg.inputs.size(), nk = bg.ops.size();
   const SharedTiles& which = shared.which;
-  for (int k = 0; k < nk; ++k)
-    if (stage_of(bg, k) == Stage::Accum && !which.shared[ni + k])
-      std::ranges::fill(tiles.own[ni + k].data, ar.zero());
-  for (int64_t it = 0; it < bg.loop; ++it) {
-    for (int i = 0; i < ni; ++i)
-      if (which.per_block[i] && (it == 0 || bg.inputs[i].fmap != kNoDim))
-        tiles.load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, block, it), bg.tiles[i].shape));
-    for (int k = 0; k < nk; ++k) {
-      if (stage_of(bg, k) == Stage::After) continue;
-      if (!which.shared[ni + k])
-        apply_tile(ar, bg, tiles, k, zeros);
-      else if (stage_of(bg, k) == Stage::Loop)
-        tiles.read[ni + k] = shared.at(bg, ni + k, it);
+  auto read_loop_tiles = [&](int64_t it) {
+    if (!which.any) return;
+    for (int k = 0; k < bg.ops.size(); ++k) {
+      const int t = bg.inputs.size() + k;
+      if (which.shared[t] && stage_of(bg, k) == Stage::Loop) tiles.read[t] = shared.at(bg, t, it);
     }
-  }
-  for (int k = 0; k < nk; ++k)
-    if (bg.ops[k].kind == OpKind::AccumRmsLastdim && !which.shared[ni + k]) finish_rms(ar, bg, tiles, k, zeros);
-  for (int k = 0; k < nk; ++k)
-    if (stage_of(bg, k) == Stage::After && !which.shared[ni + k]) apply_tile(ar, bg, tiles, k, zeros);
+  };
+  run_part(ar, bg, in, block, which.shared, false, which.per_block, tiles, zeros, read_loop_tiles, [](int64_t) {});
   for (int o = 0; o < bg.outputs.size(); ++o)
     copy_box(tiles.read[bg.outputs[o].tile], *out[o], save_origin(bg, o, block));
 }
