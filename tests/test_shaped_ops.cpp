@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "search/generator/shaped_ops.h"
+#include "search/generator/shaped_pairs.h"
 #include "search_util.h"
 #include "ugs/expr/op_expr.h"
 #include "ugs/io/program.h"
+#include "ugs/io/spaces.h"
 #include "ugs/search/generator/generator.h"
 
 namespace ugs::search_detail {
@@ -158,6 +160,77 @@ TEST(ShapedOpsMemo, AChildSharesItsParentsPartsAndAddsOne) {
   }
   EXPECT_GT(checked, 1000);
   EXPECT_GT(added, 10);
+}
+
+// Mirage's space of an attention program: its op lists (reductions with every dim and fold size) and
+// its grids give the pair lists many tile classes and variants.
+SearchConfig mirage_config(const Program& p) {
+  SearchConfig cfg = space_config(p, Space::Mirage);
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+// A part put together from the pair lists is the shape check's, op for op and in order, for every tile
+// of every block graph, whichever graphs the thread met before (the classes are numbered as met).
+TEST(ShapedPairs, EveryPartIsTheShapeChecksOwn) {
+  for (const char* name : {"gqa_small", "rmsnorm_linear_small", "lora_small"}) {
+    const Program p = load_program(name);
+    const SearchConfig cfg = mirage_config(p);
+    const std::vector<BlockGraph> graphs = block_graphs(p, cfg, 3000);
+    ASSERT_GT(graphs.size(), 500u) << name;
+    ShapedPairs& pairs = ShapedPairs::of((uint64_t{1} << 62) + graphs.size(), cfg);  // no memo has this id
+    size_t tiles = 0;
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      const BlockGraph& b = graphs[(i * 7919) % graphs.size()];
+      ShapedOps got;
+      std::vector<uint32_t> classes;
+      for (int k = 0; k < b.tiles.size(); ++k) {
+        classes.push_back(pairs.class_of(b.tiles[k]));
+        pairs.append_part(classes, got);
+      }
+      tiles += b.tiles.size();
+      ShapedView view;
+      view.parts = 1;
+      view.set(0, got.ops);
+      view.rejected = got.rejected;
+      ASSERT_TRUE(same(view, compute_shaped_block_ops(b, cfg))) << name << ", graph " << i;
+    }
+    EXPECT_LT(pairs.classes(), tiles / 10) << name;  // tiles repeat: what makes pair lists pay
+    EXPECT_GT(pairs.pairs(), pairs.classes()) << name;
+  }
+}
+
+// A thread that serves two memos in turn numbers the classes anew for each: what it computed under one
+// config is never read under the other.
+TEST(ShapedPairs, AThreadServingTwoMemosInTurnKeepsThemApart) {
+  const Program p = load_program("gqa_small");
+  const SearchConfig preset = test::config_for(p), mirage = mirage_config(p);
+  const std::vector<BlockGraph> graphs = block_graphs(p, mirage, 500);
+  const ShapedOpsMemo a(preset, 0), b(mirage, 0);  // no budget: every part comes from the pairs
+  for (const BlockGraph& g : graphs) {
+    EXPECT_TRUE(same(a.lookup(g), compute_shaped_block_ops(g, preset)));
+    EXPECT_TRUE(same(b.lookup(g), compute_shaped_block_ops(g, mirage)));
+  }
+}
+
+// A memo that fills partway holds some prefixes and not others; a prefix it lacks then is lacking for
+// good, and each thread remembers so. Lookups stay right, again and again, from several threads.
+TEST(ShapedOpsMemo, AMemoFullPartwayGivesTheShapeCheckAgainAndAgain) {
+  const Program p = load_program("gqa_small");
+  const SearchConfig cfg = mirage_config(p);
+  const std::vector<BlockGraph> graphs = block_graphs(p, cfg, 4000);
+  std::vector<ShapedOps> want(graphs.size());
+  for (size_t i = 0; i < graphs.size(); ++i) want[i] = compute_shaped_block_ops(graphs[i], cfg);
+  const ShapedOpsMemo memo(cfg, 64 << 10);
+  std::vector<uint8_t> ok(graphs.size() * 4, 0);
+#pragma omp parallel for schedule(dynamic, 5) num_threads(3)
+  for (size_t k = 0; k < ok.size(); ++k) {
+    const size_t i = (k * 7919) % graphs.size();
+    ok[k] = same(memo.lookup(graphs[i]), want[i]);
+  }
+  for (size_t k = 0; k < ok.size(); ++k) EXPECT_TRUE(ok[k]) << "lookup " << k;
+  EXPECT_GT(memo.stats().entries, 10u);  // it took some prefixes before it filled
+  EXPECT_LE(memo.stats().bytes, size_t{64} << 10);
 }
 
 TEST(ShapedOp, KeepsTheOpAndSaturatesTheElementCount) {

@@ -9,27 +9,11 @@
 #include <type_traits>
 
 #include "search/generator/enumerate.h"
+#include "search/generator/shaped_pairs.h"
 
 namespace ugs::search_detail {
 
 namespace {
-
-// A tile as the shape check sees it, in three words compared inline: its rank and stage, then its
-// dims (unused ones 0).
-struct TileKey {
-  std::array<uint64_t, 3> words;  // unset until key_of: a lookup's keys are never zeroed first
-  bool operator==(const TileKey& o) const {
-    return words[0] == o.words[0] && words[1] == o.words[1] && words[2] == o.words[2];
-  }
-};
-static_assert(kMaxRank == 4, "TileKey packs four dims");
-
-TileKey key_of(const Tile& t) {
-  std::array<uint64_t, kMaxRank> d{};
-  for (int i = 0; i < t.shape.rank; ++i) d[i] = static_cast<uint32_t>(t.shape.d[i]);
-  const uint64_t stage = static_cast<uint64_t>(t.shape.rank) | (t.post ? 0x100u : 0u);
-  return {{stage | d[0] << 32, d[1] | d[2] << 32, d[3]}};
-}
 
 // The hash of a prefix one tile longer: the tile's words mixed apart from the chain (they do not
 // wait for it), then folded into it through one 64×64→128-bit multiply. Keys are compared whole, so
@@ -50,7 +34,8 @@ void for_each_operands_ending_at(int arity_, bool commutative, int k, F f) {
   for (int b = commutative ? k : 0; b <= k; ++b) f(k, b);
 }
 
-// The ops of `block` whose last operand is tile k, appended to `out` (the memo's part k).
+// The ops of `block` whose last operand is tile k, appended to `out`: the shape check itself, which the
+// pair lists (shaped_pairs.h) put together by pairs of tiles.
 void compute_part(const BlockGraph& block, int k, const SearchConfig& cfg, ShapedOps& out) {
   for (OpKind kind : cfg.block_ops)
     for_each_operands_ending_at(arity(kind), is_commutative(kind), k, [&](int x, int y) {
@@ -78,6 +63,17 @@ struct Recent {
 };
 constexpr size_t kRecent = 4096;
 thread_local std::array<Recent, kRecent> tl_recent;
+
+// Each thread's prefixes found missing from a full memo, by hash: nothing is published once the
+// memo is full, so a prefix missing then is missing for good, and in a real space most lookups ask
+// first for prefixes deeper than any the memo took before it filled (each a probe of the table, a
+// cache miss nearly always). A hash that another prefix shares only sends that prefix to the
+// overflow cache, which computes the same part.
+struct Absent {
+  uint64_t hash = 0, memo = 0;
+};
+constexpr size_t kAbsent = 8192;
+thread_local std::array<Absent, kAbsent> tl_absent;
 std::atomic<uint64_t> g_memos{0};
 
 // A part the thread computed once its memo was full, with its prefix's tiles, compared whole (the
@@ -153,7 +149,7 @@ struct ShapedOpsMemo::Node {
 
 ShapedOpsMemo::ShapedOpsMemo(const SearchConfig& cfg, size_t budget_bytes)
     : cfg_(cfg), budget_(budget_bytes), id_(g_memos.fetch_add(1, std::memory_order_relaxed) + 1),
-      slots_(std::make_unique<std::atomic<const Node*>[]>(kSlots)) {}
+      slots_(std::make_unique<std::atomic<uintptr_t>[]>(kSlots)) {}
 
 ShapedOpsMemo::~ShapedOpsMemo() = default;
 
@@ -198,9 +194,12 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
     if (!full_.load(std::memory_order_relaxed)) {
       part = &compute_into(tl_scratch[d - 1], block, d);
       const size_t size = Node::bytes(*part);
-      if (entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
-          bytes_.load(std::memory_order_relaxed) + size <= budget_) {
-        node = publish(Node::make(take(size), key, d, node, *part), size, key);
+      void* memory = entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
+                             bytes_.load(std::memory_order_relaxed) + size <= budget_
+                         ? take(size)
+                         : nullptr;
+      if (memory && reinterpret_cast<uintptr_t>(memory) >> kTagShift == 0) {  // else it has no room for a tag
+        node = publish(Node::make(memory, key, d, node, *part), size, key);
         view.set(d - 1, node->part());
         view.rejected += part->rejected;
         continue;
@@ -217,7 +216,10 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
 ShapedOps& ShapedOpsMemo::compute_into(ShapedOps& part, const BlockGraph& block, int depth) const {
   part.ops.clear();
   part.rejected = 0;
-  compute_part(block, depth - 1, cfg_, part);
+  ShapedPairs& pairs = ShapedPairs::of(id_, cfg_);
+  std::array<uint32_t, kMaxTiles> classes;
+  for (int k = 0; k < depth; ++k) classes[k] = pairs.class_of(block.tiles[k]);
+  pairs.append_part(std::span(classes.data(), depth), part);
   computed_.fetch_add(1, std::memory_order_relaxed);
   return part;
 }
@@ -243,9 +245,17 @@ const ShapedOpsMemo::Node* ShapedOpsMemo::find(const Prefixes& key, int depth, S
   Recent& recent = tl_recent[hash & (kRecent - 1)];
   if (recent.hash == hash && recent.memo == id_ && static_cast<const Node*>(recent.node)->is(key, depth, view))
     return static_cast<const Node*>(recent.node);
+  const bool full = full_.load(std::memory_order_relaxed);
+  Absent& absent = tl_absent[hash & (kAbsent - 1)];
+  if (full && absent.hash == hash && absent.memo == id_) return nullptr;
   for (size_t at = hash & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
-    const Node* n = slots_[at].load(std::memory_order_acquire);
-    if (!n) return nullptr;
+    const uintptr_t slot = slots_[at].load(std::memory_order_acquire);
+    if (slot == 0) {
+      if (full) absent = {hash, id_};
+      return nullptr;
+    }
+    if (slot >> kTagShift != hash >> kTagShift) continue;
+    const Node* n = reinterpret_cast<const Node*>(slot & kAddressMask);
     if (n->is(key, depth, view)) {
       recent = {hash, id_, n};
       return n;
@@ -255,15 +265,19 @@ const ShapedOpsMemo::Node* ShapedOpsMemo::find(const Prefixes& key, int depth, S
 
 const ShapedOpsMemo::Node* ShapedOpsMemo::publish(const Node* fresh, size_t bytes, const Prefixes& key) const {
   const int depth = static_cast<int>(fresh->depth);
-  for (size_t at = key.hash[depth] & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
-    const Node* expected = nullptr;
-    if (slots_[at].compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+  const uint64_t hash = key.hash[depth];
+  const uintptr_t mine = reinterpret_cast<uintptr_t>(fresh) | (hash >> kTagShift << kTagShift);
+  for (size_t at = hash & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
+    uintptr_t expected = 0;
+    if (slots_[at].compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) {
       entries_.fetch_add(1, std::memory_order_relaxed);
       bytes_.fetch_add(bytes, std::memory_order_relaxed);
       return fresh;
     }
+    const Node* other = reinterpret_cast<const Node*>(expected & kAddressMask);
     ShapedView unused;
-    if (expected->is(key, depth, unused)) return expected;  // another thread's, first (`fresh` stays unused)
+    if (expected >> kTagShift == hash >> kTagShift && other->is(key, depth, unused))
+      return other;  // another thread's, first (`fresh` stays unused)
   }
 }
 

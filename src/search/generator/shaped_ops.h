@@ -133,7 +133,13 @@ class ShapedOpsMemo {
   const SearchConfig& cfg_;
   const size_t budget_;
   const uint64_t id_;  // names this memo in the threads' caches of recent nodes
-  std::unique_ptr<std::atomic<const Node*>[]> slots_;
+  // A slot holds a node's address and, above it, the top bits of its prefix's hash: user addresses
+  // take 47 bits, and a probe that passes other prefixes' slots then reads none of their nodes (each
+  // a cache miss, a visible share of a search in a real space). A node whose address needs the
+  // tag's bits is not published.
+  static constexpr int kTagShift = 48;
+  static constexpr uintptr_t kAddressMask = (uintptr_t{1} << kTagShift) - 1;
+  std::unique_ptr<std::atomic<uintptr_t>[]> slots_;
   mutable std::atomic<size_t> entries_{0}, bytes_{0};
   mutable std::atomic<bool> full_{false};  // set once a part found no room: nothing is inserted after
   alignas(64) mutable std::atomic<size_t> computed_{0};  // apart: it changes while the others are read
