@@ -131,7 +131,11 @@ void Generator::block_op_steps(const State& state, const BlockGraph& block, std:
   if (shaped.parts == block.tiles.size())
     known = &search_detail::PrefixQueries::of(shaped_->id(), block, state.bexpr.span(),
                                               std::span(shaped.size.data(), shaped.parts));
-  for (int k = 0; k < shaped.parts; ++k)
+  for (int k = 0; k < shaped.parts; ++k) {
+    if (!reach.part_may_pass(k)) {
+      pruned.reach += shaped.size[k];
+      continue;
+    }
     for (uint32_t index = 0; index < shaped.size[k]; ++index) {
       const search_detail::ShapedOp* candidate = shaped.begin[k] + index;
       const Op op = candidate->op();
@@ -159,6 +163,7 @@ void Generator::block_op_steps(const State& state, const BlockGraph& block, std:
       st.op = op;
       st.query = query;
     }
+  }
 }
 
 // One omap for all savers (as Mirage): each grid axis of size > 1 takes a distinct dim.

@@ -5,6 +5,7 @@
 // consumed, so the counts bound what is still reachable.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 #include "ugs/ir/graph.h"
 #include "ugs/search/generator/config.h"
@@ -54,6 +55,8 @@ class BlockReach {
       if (!used_[t]) {
         ++all_;
         pre_ += !block.tiles[t].post;
+        unused_ |= 1u << t;
+        unused_pre_ |= uint32_t{!block.tiles[t].post} << t;
       }
   }
 
@@ -70,10 +73,25 @@ class BlockReach {
     return pre <= left && all - savers_ <= left;
   }
 
+  // Whether any op whose last (higher) operand is tile k may pass after(): such an op consumes at
+  // most tile k and one unused tile before it, and near the op limit every op must consume one or two.
+  // A part that may not is skipped whole, its ops counted as after() would count them.
+  bool part_may_pass(int k) const {
+    const int64_t left = left_ - 1;
+    const int64_t need_all = all_ + 1 - savers_ - left, need_pre = pre_ - left;  // pre: a result after the loop
+    if (need_all <= 0 && need_pre <= 0) return true;
+    const uint32_t below = (1u << k) - 1;
+    const int all = (unused_ >> k & 1) + ((unused_ & below) != 0);
+    const int pre = (unused_pre_ >> k & 1) + ((unused_pre_ & below) != 0);
+    return all >= need_all && pre >= need_pre;
+  }
+
  private:
   const BlockGraph& block_;
   std::array<bool, kMaxTiles> used_{};
   int pre_ = 0, all_ = 0;
+  uint32_t unused_ = 0, unused_pre_ = 0;  // the tiles no op reads, and those of them before the loop
+  static_assert(kMaxTiles <= 32);
   int64_t savers_, left_;
 };
 
