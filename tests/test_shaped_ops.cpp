@@ -186,7 +186,7 @@ TEST(ShapedPairs, EveryPartIsTheShapeChecksOwn) {
       ShapedOps got;
       std::vector<uint32_t> classes;
       for (int k = 0; k < b.tiles.size(); ++k) {
-        classes.push_back(pairs.class_of(b.tiles[k]));
+        classes.push_back(pairs.class_of(key_of(b.tiles[k]), b.tiles[k]));
         pairs.append_part(classes, got);
       }
       tiles += b.tiles.size();

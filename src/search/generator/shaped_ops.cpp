@@ -15,16 +15,6 @@ namespace ugs::search_detail {
 
 namespace {
 
-// The hash of a prefix one tile longer: the tile's words mixed apart from the chain (they do not
-// wait for it), then folded into it through one 64×64→128-bit multiply. Keys are compared whole, so
-// the hash need only spread them.
-uint64_t extend(uint64_t hash, const TileKey& tile) {
-  const uint64_t mixed = tile.words[0] ^ std::rotl(tile.words[1] * 0x9E3779B97F4A7C15ull, 23) ^
-                         std::rotl(tile.words[2] * 0xC2B2AE3D27D4EB4Full, 47);
-  const unsigned __int128 r = static_cast<unsigned __int128>(hash ^ mixed) * 0xA0761D6478BD642Full;
-  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
-}
-
 // Calls f(a, b) for the operand tuples of for_each_operands(arity, commutative, k + 1, f) whose
 // last operand (the higher one) is k, in that order.
 template <class F>
@@ -101,7 +91,7 @@ struct ShapedOpsMemo::Prefixes {
     hash[0] = 0x7368617065642d6full;
     for (int k = 0; k < size; ++k) {
       tiles[k] = key_of(block.tiles[k]);
-      hash[k + 1] = extend(hash[k], tiles[k]);
+      hash[k + 1] = extend_hash(hash[k], tiles[k]);
     }
   }
 };
@@ -192,7 +182,7 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
   for (int d = have + 1; d <= key.size; ++d) {
     const ShapedOps* part = nullptr;
     if (!full_.load(std::memory_order_relaxed)) {
-      part = &compute_into(tl_scratch[d - 1], block, d);
+      part = &compute_into(tl_scratch[d - 1], key, block, d);
       const size_t size = Node::bytes(*part);
       void* memory = entries_.load(std::memory_order_relaxed) < kSlots / 2 &&
                              bytes_.load(std::memory_order_relaxed) + size <= budget_
@@ -213,12 +203,13 @@ ShapedView ShapedOpsMemo::lookup(const BlockGraph& block) const {
   return view;
 }
 
-ShapedOps& ShapedOpsMemo::compute_into(ShapedOps& part, const BlockGraph& block, int depth) const {
+ShapedOps& ShapedOpsMemo::compute_into(ShapedOps& part, const Prefixes& key, const BlockGraph& block,
+                                       int depth) const {
   part.ops.clear();
   part.rejected = 0;
   ShapedPairs& pairs = ShapedPairs::of(id_, cfg_);
   std::array<uint32_t, kMaxTiles> classes;
-  for (int k = 0; k < depth; ++k) classes[k] = pairs.class_of(block.tiles[k]);
+  for (int k = 0; k < depth; ++k) classes[k] = pairs.class_of(key.tiles[k], block.tiles[k]);
   pairs.append_part(std::span(classes.data(), depth), part);
   computed_.fetch_add(1, std::memory_order_relaxed);
   return part;
@@ -234,7 +225,7 @@ ShapedOps& ShapedOpsMemo::overflow_part(const Prefixes& key, int depth, const Bl
   entry.memo = id_;
   entry.hash = key.hash[depth];
   std::copy(key.tiles.begin(), key.tiles.begin() + depth, entry.tiles.begin());
-  if (!computed) return compute_into(entry.part, block, depth);
+  if (!computed) return compute_into(entry.part, key, block, depth);
   entry.part = *computed;
   return entry.part;
 }

@@ -124,7 +124,8 @@ class ShapedOpsMemo {
   // from the thread's overflow cache, or computed into it (or `computed`, when given, copied there).
   ShapedOps& overflow_part(const Prefixes& key, int depth, const BlockGraph& block,
                            const ShapedOps* computed = nullptr) const;
-  ShapedOps& compute_into(ShapedOps& part, const BlockGraph& block, int depth) const;
+  // Part depth - 1 of `key` (whose tiles are `block`'s), from the thread's pair lists, into `part`.
+  ShapedOps& compute_into(ShapedOps& part, const Prefixes& key, const BlockGraph& block, int depth) const;
   // Memory for a node, `bytes` long, from blocks that live as long as the memo: a node is never freed
   // alone, and freeing them one by one took a visible share of a small search.
   void* take(size_t bytes) const;

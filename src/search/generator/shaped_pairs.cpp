@@ -8,15 +8,7 @@ namespace ugs::search_detail {
 
 namespace {
 
-uint64_t mix(uint64_t v) {
-  const unsigned __int128 r = static_cast<unsigned __int128>(v) * 0xA0761D6478BD642Full;
-  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
-}
-
-uint64_t hash_of(const TileKey& key) {
-  return mix(key.words[0] ^ std::rotl(key.words[1] * 0x9E3779B97F4A7C15ull, 23) ^
-             std::rotl(key.words[2] * 0xC2B2AE3D27D4EB4Full, 47));
-}
+uint64_t hash_of(const TileKey& key) { return extend_hash(0, key); }
 
 constexpr uint64_t kEmptyPair = UINT64_MAX;
 
@@ -41,8 +33,7 @@ ShapedPairs& ShapedPairs::of(uint64_t memo, const SearchConfig& cfg) {
   return pairs;
 }
 
-uint32_t ShapedPairs::class_of(const Tile& tile) {
-  const TileKey key = key_of(tile);
+uint32_t ShapedPairs::class_of(const TileKey& key, const Tile& tile) {
   size_t mask = class_slots_.size() - 1;
   for (size_t at = hash_of(key) & mask;; at = (at + 1) & mask) {
     const uint32_t slot = class_slots_[at];
@@ -68,7 +59,7 @@ uint32_t ShapedPairs::class_of(const Tile& tile) {
 uint32_t ShapedPairs::pair(uint32_t cx, uint32_t cy) {
   const uint64_t key = uint64_t{cx} << 32 | cy;
   const size_t mask = pair_keys_.size() - 1;
-  for (size_t at = mix(key) & mask;; at = (at + 1) & mask) {
+  for (size_t at = fold_hash(key) & mask;; at = (at + 1) & mask) {
     if (pair_keys_[at] == key) return pair_slots_[at];
     if (pair_keys_[at] != kEmptyPair) continue;
     const auto made = static_cast<uint32_t>(pair_count_);
@@ -86,7 +77,7 @@ void ShapedPairs::grow_pairs() {
   const size_t mask = keys.size() - 1;
   for (size_t i = 0; i < pair_keys_.size(); ++i) {
     if (pair_keys_[i] == kEmptyPair) continue;
-    size_t to = mix(pair_keys_[i]) & mask;
+    size_t to = fold_hash(pair_keys_[i]) & mask;
     while (keys[to] != kEmptyPair) to = (to + 1) & mask;
     keys[to] = pair_keys_[i];
     slots[to] = pair_slots_[i];

@@ -7,6 +7,7 @@
 // op, operand pair and attribute anew (in a real space most parts are such, and checking them anew was
 // a large share of a search's time). Internal to src/search.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -33,6 +34,21 @@ inline TileKey key_of(const Tile& t) {
   return {{stage | d[0] << 32, d[1] | d[2] << 32, d[3]}};
 }
 
+// Folds a word through one 64×64→128-bit multiply: the hash tables here compare keys whole, so a
+// hash need only spread them.
+inline uint64_t fold_hash(uint64_t v) {
+  const unsigned __int128 r = static_cast<unsigned __int128>(v) * 0xA0761D6478BD642Full;
+  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+}
+
+// The hash of a prefix one tile longer (`hash` covers the prefix, 0 for none): the tile's words are
+// mixed apart from the chain, which does not wait for them, then folded into it.
+inline uint64_t extend_hash(uint64_t hash, const TileKey& tile) {
+  const uint64_t mixed = tile.words[0] ^ std::rotl(tile.words[1] * 0x9E3779B97F4A7C15ull, 23) ^
+                         std::rotl(tile.words[2] * 0xC2B2AE3D27D4EB4Full, 47);
+  return fold_hash(hash ^ mixed);
+}
+
 // One thread's tile classes and pair lists, for one memo's config. Not shared: reset with the memo
 // it serves, so it needs no lock.
 class ShapedPairs {
@@ -40,8 +56,8 @@ class ShapedPairs {
   // This thread's lists for `memo` under `cfg` (emptied when the thread last served another memo).
   static ShapedPairs& of(uint64_t memo, const SearchConfig& cfg);
 
-  // The class of a tile (its TileKey), numbered as met.
-  uint32_t class_of(const Tile& tile);
+  // The class of a tile, given with its key_of, numbered as met.
+  uint32_t class_of(const TileKey& key, const Tile& tile);
 
   // Appends to `out` what compute_part (shaped_ops.cpp) gives for the last of `classes`: the ops
   // whose last operand is that tile, by kind in the config's order, then operands, then attributes.
