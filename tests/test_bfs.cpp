@@ -182,6 +182,26 @@ TEST(Bfs, AMemoryLimitChunksLevelsWithoutLosingAResult) {
   EXPECT_LE(limited.peak_frontier_mib, 1.0 + 1.0);
 }
 
+// The probe (schedule.h) changes the order alone: with and without it, under a memory limit and
+// without one, the same states and μGraphs.
+TEST(Bfs, AProbeChangesTheOrderAlone) {
+  const Program p = load_program(kSpaces[1].first);
+  SearchConfig cfg = config_for(p, nlohmann::json::parse(kSpaces[1].second));
+  cfg.bfs_probe = 0;
+  RunOptions o = options(Strategy::Bfs, 2);
+  o.memory_limit_mib = 0;
+  const SearchResult levels = run_search(p.graph, cfg, o);
+  ASSERT_FALSE(levels.mugraphs.empty());
+  cfg.bfs_probe = 1;
+  for (const int64_t limit_mib : {0, 1}) {
+    SCOPED_TRACE(limit_mib);
+    o.memory_limit_mib = limit_mib;
+    const SearchResult probed = run_search(p.graph, cfg, o);
+    EXPECT_EQ(hashes(probed), hashes(levels));
+    EXPECT_EQ(probed.totals.states, levels.totals.states);
+  }
+}
+
 // Checkpoints of o into a fresh directory (its store kept in `stores`); returns the directory.
 std::string checkpoint_into(RunOptions& o, std::deque<DirectoryCheckpoints>& stores) {
   const std::string dir = test::temp_dir();
@@ -278,7 +298,8 @@ class BfsStopInside : public testing::TestWithParam<int> {};
 
 TEST_P(BfsStopInside, CutsABatchShortAndTheResumeRedoesIt) {
   const Program p = load_program("gated_mlp_small");
-  SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 1048576})"));
+  // Level by level from the start (no probe), so that a stop falls inside the level it waits for.
+  SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 1048576, "bfs_probe": 0})"));
   cfg.bfs_batch_verify = GetParam();
   RunOptions o = options(Strategy::Bfs, 2);
   std::deque<DirectoryCheckpoints> stores;
@@ -325,7 +346,7 @@ INSTANTIATE_TEST_SUITE_P(BatchVerify, BfsStopInside, testing::Values(0, 1));
 TEST(Bfs, AResumeFinishesTheStatesCarriedToTheNextBatch) {
   constexpr int kLevel = 7;
   const Program p = load_program("gated_mlp_small");
-  SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 64})"));
+  SearchConfig cfg = config_for(p, nlohmann::json::parse(R"({"bfs_batch": 64, "bfs_probe": 0})"));  // as above
   cfg.bfs_batch_verify = 1;
   RunOptions o = options(Strategy::Bfs, 2);
   const SearchResult whole = run_search(p.graph, cfg, o);

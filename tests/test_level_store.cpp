@@ -45,10 +45,10 @@ TEST(LevelStore, BatchesKeptInPiecesJoinTheirLevelInOrder) {
 TEST(Schedule, UnderALimitADepthStartsSmallAndGrowsByWhatItsStatesCost) {
   FrontierView view;
   view.sizes = {1'000'000, 1'000'000};
-  Schedule unlimited(0, 131072, 1);
+  Schedule unlimited(0, 131072, 1, false);
   EXPECT_EQ(unlimited.batch_size(1'000'000, view), 131072u);
 
-  Schedule schedule(64, 131072, 1);  // 64 MiB
+  Schedule schedule(64, 131072, 1, false);  // 64 MiB
   EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kFirstBatch);
   schedule.count(256, 256 * sizeof(Node));  // one child each: room for far more, but it grows by kGrowth
   EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kGrowth * 256);
@@ -60,6 +60,46 @@ TEST(Schedule, UnderALimitADepthStartsSmallAndGrowsByWhatItsStatesCost) {
   EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kFirstBatch);
   schedule.count(256, 256 * (size_t{1} << 20));  // a MiB of children each: 64 fit in the room
   EXPECT_EQ(schedule.batch_size(1'000'000, view), 64u);
+}
+
+// The probe: kMinBatch states a batch, down as soon as the next depth holds states, no chunk
+// counted, until a depth runs out with none below; then back up as always, and no more probing.
+TEST(Schedule, AProbeGoesDownAFewStatesAtATimeUntilADepthRunsOut) {
+  LevelStore store(1);
+  store.reset(4);
+  FrontierView view;
+  uint64_t chunks = 0;
+  for (const int64_t limit_mib : {int64_t{0}, int64_t{64}}) {
+    SCOPED_TRACE(limit_mib);
+    Schedule schedule(limit_mib, 131072, 1, true);
+    view.sizes = {1000, 0, 0, 0};
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 0);
+    EXPECT_EQ(schedule.batch_size(1000, view), Schedule::kMinBatch);
+    EXPECT_TRUE(schedule.fills_room(1000, view));
+    view.sizes = {984, 300, 0, 0};  // the batch's children: down at once
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 1);
+    view.sizes = {984, 284, 0, 0};  // no children: the depth is not done yet, so the probe stays
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 1);
+    EXPECT_EQ(schedule.batch_size(284, view), Schedule::kMinBatch);
+    view.sizes = {984, 268, 40, 0};
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 2);
+    view.sizes = {984, 268, 0, 0};  // depth 2 ran out, nothing below: back up to depth 1, probe over
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 1);
+    EXPECT_FALSE(schedule.probing());
+    EXPECT_EQ(chunks, 0u);
+    EXPECT_EQ(schedule.batch_size(268, view), limit_mib == 0 ? 268u : Schedule::kFirstBatch);
+    view.sizes = {984, 252, 30, 0};  // under the limit the depth is finished before the next
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 1);
+  }
+  Schedule resumed(0, 131072, 1, true);
+  resumed.resume_at(2);  // a resumed run had its probe
+  EXPECT_FALSE(resumed.probing());
 }
 
 }  // namespace

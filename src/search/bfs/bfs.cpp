@@ -104,7 +104,7 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
       team_(workers, result.idle),
       store_(static_cast<int>(workers.size())),
       schedule_(options.memory_limit_mib, static_cast<size_t>(cfg.bfs_batch),
-                ranks_of(options) ? options.comm->size() : 1),
+                ranks_of(options) ? options.comm->size() : 1, cfg.bfs_probe == 1),
       exchange_(ranks_of(options), engine, team_, collector, result),
       completions_(engine, workers, collector, batched(cfg, engine),
                    batched(cfg, engine) && !ranks_of(options), stop_),
@@ -115,7 +115,6 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
 // The root is the tree's one base; its key is its encoding's, the same on every rank.
 void Bfs::start(const State& root) {
   store_.reset(1);
-  schedule_.resume_at(0);
   if (exchange_.rank() != 0) return;  // with ranks, rank 0 holds the root
   Frontier encoded;
   encoded.push(root);

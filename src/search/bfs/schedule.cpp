@@ -7,12 +7,13 @@ namespace ugs::search_detail {
 bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& chunks, bool holding) {
   auto has = [&](int depth) { return view.sizes[depth] > 0; };
   const bool next_has = current_ + 1 < static_cast<int>(view.sizes.size()) && has(current_ + 1);
-  if (next_has && (!has(current_) || (over(view) && !holding))) {
-    if (has(current_)) ++chunks;
+  if (next_has && (!has(current_) || ((probing_ || over(view)) && !holding))) {
+    if (has(current_) && !probing_) ++chunks;
     ++current_;
     return true;
   }
   if (has(current_)) return true;
+  probing_ = false;  // the probe reached a depth that runs out: it is searched upward from here
   for (int depth = current_ - 1; depth >= 0; --depth)
     if (has(depth)) {
       store.retreat(depth);
@@ -43,11 +44,12 @@ size_t Schedule::room_batch(const FrontierView& view) const {
 
 size_t Schedule::batch_size(size_t pending, const FrontierView& view) const {
   const size_t n = std::min(pending, max_batch_);
+  if (probing_) return std::min(n, kMinBatch);
   return limit_bytes_ == 0 ? n : std::min(n, room_batch(view));
 }
 
 bool Schedule::fills_room(size_t pending, const FrontierView& view) const {
-  return limit_bytes_ > 0 && room_batch(view) <= std::min(pending, max_batch_);
+  return probing_ || (limit_bytes_ > 0 && room_batch(view) <= std::min(pending, max_batch_));
 }
 
 }  // namespace ugs::search_detail

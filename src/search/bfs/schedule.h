@@ -5,6 +5,10 @@
 // over chunks), in batches sized to the room left; when a level runs out, the deepest one still
 // holding states is next, and the levels below it, all expanded, go. The sizes it decides on are the
 // frontier's over every rank (RankExchange::sync), so that every rank takes the same decision.
+// A run may start with a probe, for a μGraph early (docs/bfs.md, "The probe"): it expands kMinBatch
+// states of each depth (the most promising, as a level keeps its states) and moves down at once,
+// depth-first as past the limit, until a depth runs out; it then goes back up as above, so what those
+// first states reach is searched whole before the levels are.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -23,27 +27,34 @@ struct FrontierView {
 class Schedule {
  public:
   // `memory_limit_mib` 0: none. `max_batch`: the config's bfs_batch. `ranks`: 1 in one process.
-  Schedule(int64_t memory_limit_mib, size_t max_batch, int ranks)
+  Schedule(int64_t memory_limit_mib, size_t max_batch, int ranks, bool probe)
       : limit_bytes_(memory_limit_mib > 0 ? size_t(memory_limit_mib) << 20 : 0), max_batch_(max_batch),
-        ranks_(ranks) {}
+        ranks_(ranks), probing_(probe) {}
 
   int current() const { return current_; }
-  void resume_at(int depth) { current_ = depth; }
+  bool probing() const { return probing_; }
+  // Continues a run at `depth`, without a probe (the run had its own).
+  void resume_at(int depth) {
+    current_ = depth;
+    probing_ = false;
+  }
   // Moves to the next depth to expand (dropping the expanded levels below it from `store` when it goes
   // back up); false when none is left. A move down while the current depth still has states (the
-  // limit passed) counts as a chunk. `holding`: states carried from the last batch wait to be
-  // finished at the current depth, so it stays there (their batch drains) instead of moving down.
+  // limit passed) counts as a chunk; a probe's moves do not. `holding`: states carried from the last
+  // batch wait to be finished at the current depth, so it stays there (their batch drains) instead of
+  // moving down.
   bool advance(const FrontierView& view, LevelStore& store, uint64_t& chunks, bool holding);
-  // A whole batch of the current depth's `pending` states, or under the limit as many states as the
-  // room left holds children for (by the children's bytes per state so far at this depth), at least
-  // kMinBatch: the frontier passes the limit by at most about the children of kMinBatch states.
+  // While probing, kMinBatch states; else a whole batch of the current depth's `pending` states, or
+  // under the limit as many states as the room left holds children for (by the children's bytes per
+  // state so far at this depth), at least kMinBatch: the frontier passes the limit by at most about
+  // the children of kMinBatch states.
   // Under the limit a depth's first batch is kFirstBatch states and each next one at most kGrowth
   // times the states it expanded so far: states at one depth can make a hundred times more children
   // than those above (a kernel graph of four tensors has thousands of openings), so no estimate is
   // carried from another depth, and one taken from a few states is trusted a few times over only.
   size_t batch_size(size_t pending, const FrontierView& view) const;
-  // Whether that batch is cut to the room left: its children may take the frontier past the limit,
-  // and the next batch be at another depth, so it carries no states to the next one.
+  // Whether that batch is cut to the room left (or a probe's): its children may take the frontier past
+  // the limit, and the next batch be at another depth, so it carries no states to the next one.
   bool fills_room(size_t pending, const FrontierView& view) const;
   // Whether the frontier is past the limit.
   bool over(const FrontierView& view) const { return limit_bytes_ > 0 && view.bytes > limit_bytes_; }
@@ -60,6 +71,7 @@ class Schedule {
   const int ranks_;
   size_t room_batch(const FrontierView& view) const;  // the states whose children fit the room left
   int current_ = 0;
+  bool probing_;
   struct Cost {
     uint64_t expanded = 0, children_bytes = 0;
   };
