@@ -246,6 +246,33 @@ TEST(Canonical, MayAppendFollowsTheGreedyOrder) {
   ASSERT_TRUE(is_canonical(test::reference("lora_small")));
 }
 
+// A block graph about to close ranks against the window's block ops by their inputs, then by their
+// structural hashes, which the predicate computes only on a tie: as the comparison of whole ranks.
+TEST(Canonical, MayAppendBlockRanksTiesByTheBlockHash) {
+  KernelGraph prefix = test::reference("gqa_small");
+  prefix.pop_op();  // its first block graph alone, reading the kernel inputs
+  const BlockGraph first = prefix.blocks[prefix.ops[0].block];
+  const auto rank_of_block = [](const BlockGraph& bg) {
+    OpRank r;
+    for (const BlockInput& in : bg.inputs) r.in.push_back(in.tensor);
+    r.kind = OpKind::Block;
+    r.block_key = structural_hash(bg);
+    return r;
+  };
+  EXPECT_FALSE(may_append_block(prefix, first));  // a duplicate
+  int above = 0, below = 0;
+  for (int32_t loop = 1; loop <= 64; ++loop) {
+    BlockGraph other = first;  // the same inputs: only the hash tells them apart
+    other.loop = loop;
+    if (loop == first.loop) continue;
+    const bool ranks_above = compare(rank_of(prefix, 0), rank_of_block(other)) < 0;
+    EXPECT_EQ(may_append_block(prefix, other), ranks_above) << "loop " << loop;
+    ++(ranks_above ? above : below);
+  }
+  EXPECT_GT(above, 0);  // both outcomes met
+  EXPECT_GT(below, 0);
+}
+
 // The block-level predicate compares packed ranks; they must order every pair of block ops as
 // compare() orders their ranks (a random sweep over operands, kinds and attributes, signs included).
 TEST(Canonical, PackedRanksOrderBlockOpsAsCompareDoes) {

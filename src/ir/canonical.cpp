@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 #include <tuple>
+#include <utility>
 
 #include "ugs/util/hash.h"
 
@@ -139,20 +140,45 @@ OpRank rank_of(const KernelGraph& graph, int i) {
 // below any; a signed field is offset by its sign bit, so unsigned order is its order.
 namespace {
 
+// The rank of the op that `fits` places, whose block key (when it is a block graph's, `block`) is
+// hashed when a comparison first needs it.
+struct PlacedRank {
+  OpRank rank;
+  const BlockGraph* block = nullptr;  // not null: rank.block_key is not yet set
+  const OpRank& keyed() {
+    if (block) rank.block_key = structural_hash(*std::exchange(block, nullptr));
+    return rank;
+  }
+};
+
+// compare(rank_of(graph, k), placed), hashing a block graph only when the ranks tie before the block
+// key (compared last): the generator asks this of every candidate kernel op, opening and closing,
+// over every op of the window, and hashing each block graph there was a visible share of a search.
+int compare_at(const KernelGraph& graph, int k, PlacedRank& placed) {
+  const KernelOp& kernel_op = graph.ops[k];
+  if (kernel_op.op.kind != OpKind::Block) return compare(rank_of(kernel_op.op), placed.rank);
+  const BlockGraph& bg = graph.blocks[kernel_op.block];
+  OpRank mine;
+  for (const BlockInput& in : bg.inputs) mine.in.push_back(in.tensor);
+  mine.kind = OpKind::Block;
+  mine.block_key = placed.rank.block_key;  // equal keys leave the other fields to decide
+  const int before_key = compare(mine, placed.rank);
+  if (before_key != 0 || placed.rank.kind != OpKind::Block) return before_key;
+  mine.block_key = structural_hash(bg);
+  return compare(mine, placed.keyed());
+}
+
 // The greedy-order condition for the op of rank r at position m, whose operands all exist once the
 // first `ready` ops are placed: it ranks above each op placed in [ready, m).
-template <class RankAt>
-bool ranks_above_window(const OpRank& r, int ready, int m, RankAt rank_at) {
+bool fits(const KernelGraph& graph, PlacedRank placed, int m) {
+  int ready = 0;
+  for (int32_t t : placed.rank.in) ready = std::max(ready, graph.producer(t) + 1);
   for (int k = ready; k < m; ++k)
-    if (compare(rank_at(k), r) >= 0) return false;
+    if (compare_at(graph, k, placed) >= 0) return false;
   return true;
 }
 
-bool fits(const KernelGraph& graph, const OpRank& r, int m) {
-  int ready = 0;
-  for (int32_t t : r.in) ready = std::max(ready, graph.producer(t) + 1);
-  return ranks_above_window(r, ready, m, [&](int k) { return rank_of(graph, k); });
-}
+bool fits(const KernelGraph& graph, const OpRank& r, int m) { return fits(graph, PlacedRank{r}, m); }
 
 }  // namespace
 
@@ -170,7 +196,11 @@ bool may_append(const KernelGraph& graph, const Op& op) {
 bool may_append(const KernelGraph& graph, const OpRank& r) { return fits(graph, r, graph.ops.size()); }
 
 bool may_append_block(const KernelGraph& graph, const BlockGraph& bg) {
-  return is_canonical(bg) && fits(graph, block_rank(bg), graph.ops.size());
+  PlacedRank placed;
+  for (const BlockInput& in : bg.inputs) placed.rank.in.push_back(in.tensor);
+  placed.rank.kind = OpKind::Block;
+  placed.block = &bg;
+  return is_canonical(bg) && fits(graph, placed, graph.ops.size());
 }
 
 bool is_canonical(const BlockGraph& bg) {
