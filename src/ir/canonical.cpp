@@ -103,10 +103,16 @@ bool canonical_block(const BlockGraph& bg, const std::array<int32_t, kMaxTensors
   return is_canonical(b);  // false only when two ops tie (duplicates)
 }
 
-OpRank block_rank(const BlockGraph& bg) {
+// A block op's rank but its key (0): what compares before the key.
+OpRank unkeyed_block_rank(const BlockGraph& bg) {
   OpRank r;
   for (const BlockInput& in : bg.inputs) r.in.push_back(in.tensor);
   r.kind = OpKind::Block;
+  return r;
+}
+
+OpRank block_rank(const BlockGraph& bg) {
+  OpRank r = unkeyed_block_rank(bg);
   r.block_key = structural_hash(bg);
   return r;
 }
@@ -158,9 +164,7 @@ int compare_at(const KernelGraph& graph, int k, PlacedRank& placed) {
   const KernelOp& kernel_op = graph.ops[k];
   if (kernel_op.op.kind != OpKind::Block) return compare(rank_of(kernel_op.op), placed.rank);
   const BlockGraph& bg = graph.blocks[kernel_op.block];
-  OpRank mine;
-  for (const BlockInput& in : bg.inputs) mine.in.push_back(in.tensor);
-  mine.kind = OpKind::Block;
+  OpRank mine = unkeyed_block_rank(bg);
   mine.block_key = placed.rank.block_key;  // equal keys leave the other fields to decide
   const int before_key = compare(mine, placed.rank);
   if (before_key != 0 || placed.rank.kind != OpKind::Block) return before_key;
@@ -196,11 +200,7 @@ bool may_append(const KernelGraph& graph, const Op& op) {
 bool may_append(const KernelGraph& graph, const OpRank& r) { return fits(graph, r, graph.ops.size()); }
 
 bool may_append_block(const KernelGraph& graph, const BlockGraph& bg) {
-  PlacedRank placed;
-  for (const BlockInput& in : bg.inputs) placed.rank.in.push_back(in.tensor);
-  placed.rank.kind = OpKind::Block;
-  placed.block = &bg;
-  return is_canonical(bg) && fits(graph, placed, graph.ops.size());
+  return is_canonical(bg) && fits(graph, PlacedRank{unkeyed_block_rank(bg), &bg}, graph.ops.size());
 }
 
 bool is_canonical(const BlockGraph& bg) {
