@@ -139,7 +139,9 @@ struct ShapedOpsMemo::Node {
 
 ShapedOpsMemo::ShapedOpsMemo(const SearchConfig& cfg, size_t budget_bytes)
     : cfg_(cfg), budget_(budget_bytes), id_(g_memos.fetch_add(1, std::memory_order_relaxed) + 1),
-      slots_(std::make_unique<std::atomic<uintptr_t>[]>(kSlots)) {}
+      slots_(static_cast<uintptr_t*>(std::calloc(kSlots, sizeof(uintptr_t)))) {
+  if (!slots_) throw std::bad_alloc();
+}
 
 ShapedOpsMemo::~ShapedOpsMemo() = default;
 
@@ -240,7 +242,7 @@ const ShapedOpsMemo::Node* ShapedOpsMemo::find(const Prefixes& key, int depth, S
   Absent& absent = tl_absent[hash & (kAbsent - 1)];
   if (full && absent.hash == hash && absent.memo == id_) return nullptr;
   for (size_t at = hash & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
-    const uintptr_t slot = slots_[at].load(std::memory_order_acquire);
+    const uintptr_t slot = std::atomic_ref(slots_[at]).load(std::memory_order_acquire);
     if (slot == 0) {
       if (full) absent = {hash, id_};
       return nullptr;
@@ -260,7 +262,7 @@ const ShapedOpsMemo::Node* ShapedOpsMemo::publish(const Node* fresh, size_t byte
   const uintptr_t mine = reinterpret_cast<uintptr_t>(fresh) | (hash >> kTagShift << kTagShift);
   for (size_t at = hash & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
     uintptr_t expected = 0;
-    if (slots_[at].compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) {
+    if (std::atomic_ref(slots_[at]).compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) {
       entries_.fetch_add(1, std::memory_order_relaxed);
       bytes_.fetch_add(bytes, std::memory_order_relaxed);
       return fresh;

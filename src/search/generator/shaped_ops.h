@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -140,7 +141,13 @@ class ShapedOpsMemo {
   // tag's bits is not published.
   static constexpr int kTagShift = 48;
   static constexpr uintptr_t kAddressMask = (uintptr_t{1} << kTagShift) - 1;
-  std::unique_ptr<std::atomic<uintptr_t>[]> slots_;
+  // From calloc, read and written through std::atomic_ref: a table of std::atomic is zeroed by a
+  // memset at construction, faulting in every page before the search starts, where calloc's pages
+  // come zeroed by the kernel as the probes first touch them.
+  struct FreeSlots {
+    void operator()(uintptr_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uintptr_t[], FreeSlots> slots_;
   mutable std::atomic<size_t> entries_{0}, bytes_{0};
   mutable std::atomic<bool> full_{false};  // set once a part found no room: nothing is inserted after
   alignas(64) mutable std::atomic<size_t> computed_{0};  // apart: it changes while the others are read
