@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "search/generator/enumerate.h"
+#include "search/generator/output_shapes.h"
 #include "search/generator/reach.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/generator/generator.h"
@@ -21,7 +22,7 @@ namespace {
 struct LoaderChoice {
   Axes imap;
   int8_t fmap;
-  int64_t tile_elems;
+  Shape tile;
 };
 
 // Every valid (imap, fmap) of one input under a grid and loop range: each axis of size > 1 maps a
@@ -41,7 +42,7 @@ std::vector<LoaderChoice> loader_choices(const Shape& src, const Dim3& grid, int
       probe.grid = grid;
       probe.loop = loop;
       if (probe.add_input(0, src, imap, static_cast<int8_t>(f)) == Verdict::Ok)
-        choices.push_back({imap, static_cast<int8_t>(f), probe.tiles[0].shape.numel()});
+        choices.push_back({imap, static_cast<int8_t>(f), probe.tiles[0].shape});
     }
   } while (im.next());
   return choices;
@@ -165,6 +166,9 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
     ++pruned.reach;
     return;
   }
+  // A block graph no kernel op can follow must save the outputs' shapes (output_shapes.h).
+  const bool last = cfg_.output_reach == 1 && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
+  const int ops_after_loaders = static_cast<int>(cfg_.max_block_ops) - num_ins;
   thread_local std::vector<Launch> table;
   launch_table(state.kernel, ins.span(), table);
   const size_t first = out.size();
@@ -193,12 +197,14 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
       std::array<bool, 3> axis_used{};
       bool looped = false;
       int64_t elems = 0;
+      FixedVec<Shape, kMaxBlockInputs> tiles;
       for (int i = 0; i < num_ins; ++i) {
         const LoaderChoice& c = choices[i][pick.digits()[i]];
         st.inputs.push_back({ins[i], c.imap, c.fmap});
         for (int a = 0; a < 3; ++a) axis_used[a] |= c.imap[a] != kNoDim;
         looped |= c.fmap != kNoDim;
-        elems += c.tile_elems;
+        elems += c.tile.numel();
+        tiles.push_back(c.tile);
       }
       // Every block computes something distinct (each axis of size > 1 splits some input), and a
       // loop iterates over something (some input has an fmap).
@@ -208,6 +214,8 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
         ++pruned.shape;
       } else if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
         ++pruned.memory;
+      } else if (last && !outputs_->may_save_output(grid, tiles.span(), ops_after_loaders)) {
+        ++pruned.reach;
       } else if (!cfg_.symbolic) {
         out.push_back(st);
       } else {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "search/generator/enumerate.h"
+#include "search/generator/output_shapes.h"
 #include "search/generator/prefix_queries.h"
 #include "search/generator/reach.h"
 #include "search/generator/shaped_ops.h"
@@ -49,7 +50,8 @@ void for_each_tile(uint32_t set, F f) {
 
 Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool)
     : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()),
-      shaped_(std::make_unique<search_detail::ShapedOpsMemo>(cfg)) {}
+      shaped_(std::make_unique<search_detail::ShapedOpsMemo>(cfg)),
+      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)) {}
 
 Generator::~Generator() = default;
 

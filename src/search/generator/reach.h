@@ -29,12 +29,18 @@ inline bool kernel_can_finish(const KernelGraph& kernel, int outputs, const Sear
 
 // Savers the open block graph of s may have: max_block_outputs, or, when no kernel op can follow it,
 // no more than the program's outputs that the kernel tensors it leaves unconsumed do not already fill.
-inline int64_t savers_allowed(const KernelGraph& kernel, const BlockGraph& block, int outputs,
-                              const SearchConfig& cfg) {
+// Kernel ops that may still follow a block graph opened on `kernel`: 0 when its savers must make
+// the program's outputs.
+inline int64_t kernel_ops_after_block(const KernelGraph& kernel, const SearchConfig& cfg) {
   int64_t ops_after = cfg.max_kernel_ops - kernel.num_inputs - kernel.ops.size() - 1;
   if (cfg.kernel_ops.empty())
     ops_after = std::min<int64_t>(ops_after, cfg.max_block_graphs - kernel.blocks.size() - 1);
-  if (ops_after > 0) return cfg.max_block_outputs;
+  return ops_after;
+}
+
+inline int64_t savers_allowed(const KernelGraph& kernel, const BlockGraph& block, int outputs,
+                              const SearchConfig& cfg) {
+  if (kernel_ops_after_block(kernel, cfg) > 0) return cfg.max_block_outputs;
   int64_t left_open = 0;
   for (int32_t t : kernel.open_tensors())
     left_open +=

@@ -39,6 +39,9 @@ namespace ugs {
   X(expr_check, 1, 0, 1,                                                                                      \
     "1: a step whose expression is not a subexpression of the program's is pruned; 0: none is (to measure "  \
     "what the check cuts)")                                                                                   \
+  X(output_reach, 1, 0, 1,                                                                                    \
+    "1: an opening of a block graph that must make the outputs is pruned when no tile within reach of its "   \
+    "loaders can be saved with an output's shape; 0: none is (to measure what the check cuts)")              \
   X(symbolic, 0, 0, 1,                                                                                        \
     "1: a block graph opens with its inputs and maps, its grid and loop range left open until it closes "   \
     "(fewer states, the same μGraphs)")

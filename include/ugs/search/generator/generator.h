@@ -17,6 +17,7 @@ namespace ugs {
 
 namespace search_detail {
 class ShapedOpsMemo;
+class OutputShapes;
 }
 
 class Generator {
@@ -72,6 +73,8 @@ class Generator {
   GraphRules rules_;
   // The shaped block ops of the tile signatures met so far, shared by the threads (shaped_ops.h).
   std::unique_ptr<search_detail::ShapedOpsMemo> shaped_;
+  // Whether the last block graph's openings may still save the outputs' shapes (output_shapes.h).
+  std::unique_ptr<search_detail::OutputShapes> outputs_;
 };
 
 }  // namespace ugs

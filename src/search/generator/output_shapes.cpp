@@ -1,0 +1,115 @@
+#include "search/generator/output_shapes.h"
+
+#include <algorithm>
+#include <array>
+#include <unordered_map>
+
+#include "search/generator/enumerate.h"
+#include "ugs/util/hash.h"
+
+namespace ugs::search_detail {
+
+namespace {
+
+// Past this many shapes the closure stops and the check passes (it never has in the spaces here:
+// block ops make few distinct tile shapes).
+constexpr size_t kMaxShapes = 256;
+
+std::atomic<uint64_t> next_id{1};
+
+// A memo key: the checker, the grid, the ops left and the loaded shapes, packed.
+struct Key {
+  std::array<int32_t, 6 + kMaxBlockInputs * (1 + kMaxRank)> v{};
+  friend bool operator==(const Key&, const Key&) = default;
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    uint64_t h = 0;
+    for (int32_t x : k.v) h = splitmix64(h ^ static_cast<uint32_t>(x));
+    return h;
+  }
+};
+
+}  // namespace
+
+OutputShapes::OutputShapes(const KernelGraph& program, const SearchConfig& cfg)
+    : cfg_(cfg), id_(next_id.fetch_add(1, std::memory_order_relaxed)) {
+  for (int32_t t : program.outputs) outputs_.push_back(program.shape(t));
+}
+
+std::vector<Shape> OutputShapes::reachable(std::span<const Shape> loaded, int ops) const {
+  std::vector<Shape> shapes;
+  const auto add = [&](const Shape& s) {
+    if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
+  };
+  for (const Shape& s : loaded) add(s);
+  // Round r adds the shapes of one op on shapes of rounds < r, at least one of round r - 1.
+  size_t tried = 0;  // shapes [0, tried) were combined with one another in earlier rounds
+  for (int round = 0; round < ops && tried < shapes.size() && shapes.size() <= kMaxShapes; ++round) {
+    const size_t n = shapes.size();
+    for (OpKind kind : cfg_.block_ops) {
+      const int arity_of = arity(kind);
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < (arity_of == 2 ? n : 1); ++j) {
+          if (i < tried && (arity_of == 1 || j < tried)) continue;
+          const std::array<Shape, 2> operands{shapes[i], shapes[j]};
+          for_each_variant(kind, operands[0], cfg_, [&](const Op& op) {
+            Shape result;
+            if (infer_shape(op, Level::Block, std::span(operands.data(), arity_of), &result) == Verdict::Ok)
+              add(result);
+          });
+        }
+    }
+    tried = n;
+  }
+  return shapes;
+}
+
+// The omaps a closing tries (Generator::close_steps): each grid axis of size > 1 takes a distinct dim.
+bool OutputShapes::saves_output(const Dim3& grid, const Shape& tile) const {
+  FixedVec<int, 3> radix;
+  for (int a = 0; a < 3; ++a)
+    if (grid[a] > 1) radix.push_back(tile.rank);
+  Odometer<3> dims(radix);
+  if (dims.empty()) return false;
+  do {
+    Axes omap{kNoDim, kNoDim, kNoDim};
+    Shape saved = tile;
+    uint32_t used = 0;  // dims taken, as bits
+    bool distinct = true;
+    for (int a = 0, i = 0; a < 3; ++a) {
+      if (grid[a] == 1) continue;
+      const int d = dims.digits()[i++];
+      distinct = distinct && !(used >> d & 1);
+      used |= 1u << d;
+      omap[a] = static_cast<int8_t>(d);
+      saved.d[d] *= grid[a];
+    }
+    if (distinct && cfg_.tries_omap(omap) && std::find(outputs_.begin(), outputs_.end(), saved) != outputs_.end())
+      return true;
+  } while (dims.next());
+  return false;
+}
+
+bool OutputShapes::may_save_output(const Dim3& grid, std::span<const Shape> loaded, int ops) const {
+  Key key;
+  size_t at = 0;
+  key.v[at++] = static_cast<int32_t>(id_);
+  key.v[at++] = static_cast<int32_t>(id_ >> 32);
+  for (int32_t g : grid) key.v[at++] = g;
+  key.v[at++] = ops;
+  for (const Shape& s : loaded) {
+    key.v[at++] = s.rank;
+    for (int32_t d : s.d) key.v[at++] = d;
+  }
+  thread_local std::unordered_map<Key, bool, KeyHash> memo;
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  const std::vector<Shape> shapes = reachable(loaded, ops);
+  bool may = shapes.size() > kMaxShapes;
+  for (const Shape& s : shapes) may = may || saves_output(grid, s);
+  if (memo.size() >= (size_t{1} << 16)) memo.clear();
+  memo.emplace(key, may);
+  return may;
+}
+
+}  // namespace ugs::search_detail

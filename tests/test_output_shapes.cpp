@@ -1,0 +1,149 @@
+// The dead-end check at the last block graph's openings (output_shapes.h): every tile a block graph
+// computes has a shape within reach of its loaded tiles, so an opening the check rejects holds no
+// μGraph, and a search with the check finds what one without it finds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "search/generator/output_shapes.h"
+#include "search/generator/reach.h"
+#include "search_util.h"
+#include "ugs/expr/op_expr.h"
+#include "ugs/expr/oracle.h"
+#include "ugs/io/program.h"
+#include "ugs/io/spaces.h"
+#include "ugs/search/generator/generator.h"
+
+namespace ugs::search_detail {
+namespace {
+
+SearchConfig mirage_config(const Program& p) {
+  SearchConfig cfg = space_config(p, Space::Mirage);
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+struct Walk {
+  int64_t openings = 0, rejected = 0, completing = 0;
+};
+
+// Depth-first through every state the abstract-expression check keeps (the output check off, so that
+// the rejected openings' subtrees are there), checking inside each block graph no kernel op can follow
+// that its tiles' shapes are within reach of its loaders (`reach`, taken at its opening), and that an
+// opening the check rejects leads to no completion (the closing of such a block graph completes the
+// kernel graph, so `rejected` holds down to the leaves).
+struct Walker {
+  const Generator& gen;
+  expr::Oracle& oracle;
+  const OutputShapes& check;
+  Walk seen;
+
+  void walk(const State& state, bool rejected, const std::vector<Shape>& reach) {
+    const SearchConfig& cfg = gen.config();
+    std::vector<Shape> opened;
+    if (state.open && kernel_ops_after_block(state.kernel, cfg) <= 0) {
+      const BlockGraph& b = state.block;
+      if (b.ops.empty()) {
+        std::vector<Shape> loaded;
+        for (int i = 0; i < b.inputs.size(); ++i) loaded.push_back(b.tiles[i].shape);
+        const int ops = static_cast<int>(cfg.max_block_ops - b.inputs.size());
+        opened = check.reachable(loaded, ops);
+        ++seen.openings;
+        rejected = !check.may_save_output(b.grid, loaded, ops);
+        seen.rejected += rejected;
+      }
+      const std::vector<Shape>& shapes = b.ops.empty() ? opened : reach;
+      for (const Tile& t : b.tiles) {
+        ASSERT_NE(std::find(shapes.begin(), shapes.end(), t.shape), shapes.end()) << "a tile out of reach";
+      }
+    }
+    std::vector<KernelGraph> done;
+    gen.completions(state, done);
+    if (!done.empty()) {
+      ++seen.completing;
+      ASSERT_FALSE(rejected) << "a rejected opening completes";
+    }
+    std::vector<Step> steps;
+    PruneCounts pruned;
+    gen.candidates(state, steps, pruned);
+    for (const Step& st : steps) {
+      if (st.query != kNoQuery && !oracle.is_subexpr(st.query)) continue;
+      walk(gen.apply(state, st), rejected, opened.empty() ? reach : opened);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+};
+
+TEST(OutputShapes, ARejectedOpeningLeadsToNoCompletion) {
+  // Small enough to walk whole in a second or two.
+  for (const auto& [name, block_ops] : {std::pair{"mqa_small", 9}, std::pair{"gqa_small", 5}}) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    SearchConfig cfg = mirage_config(p);
+    cfg.max_block_ops = block_ops;
+    cfg.output_reach = 0;
+    expr::ExprPool pool;
+    const Generator gen(p.graph, cfg, pool);
+    expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
+    const OutputShapes check(p.graph, cfg);
+    Walker walker{gen, oracle, check, {}};
+    walker.walk(gen.root(), false, {});
+    const Walk& seen = walker.seen;
+    EXPECT_GT(seen.rejected, seen.openings / 4);
+    EXPECT_LT(seen.rejected, seen.openings);
+    EXPECT_GT(seen.completing, 0);
+  }
+}
+
+TEST(OutputShapes, ReachableShapesGrowWithTheOpsLeft) {
+  const Program p = load_program("gqa_small");
+  const SearchConfig cfg = mirage_config(p);
+  const OutputShapes check(p.graph, cfg);
+  const std::vector<Shape> loaded{Shape::of({1, 4, 16}), Shape::of({1, 16, 64}), Shape::of({1, 64, 6})};
+  EXPECT_EQ(check.reachable(loaded, 0), loaded);
+  const std::vector<Shape> one = check.reachable(loaded, 1), two = check.reachable(loaded, 2);
+  const auto has = [](const std::vector<Shape>& shapes, const Shape& s) {
+    return std::find(shapes.begin(), shapes.end(), s) != shapes.end();
+  };
+  EXPECT_TRUE(has(one, Shape::of({1, 16, 1})));  // accum_sum_lastdim
+  EXPECT_TRUE(has(one, Shape::of({1, 4, 64})));  // matmul
+  EXPECT_FALSE(has(one, Shape::of({1, 4, 6})));  // two matmuls
+  EXPECT_TRUE(has(two, Shape::of({1, 4, 6})));
+  EXPECT_GT(two.size(), one.size());
+  for (const Shape& s : one) EXPECT_NE(std::find(two.begin(), two.end(), s), two.end());
+}
+
+TEST(OutputShapes, ATileSavesAnOutputUnderAnOmapOfTheSpace) {
+  const Program p = load_program("gqa_small");  // output [2, 16, 16]
+  ASSERT_EQ(p.graph.shape(p.graph.outputs[0]), Shape::of({2, 16, 16}));
+  SearchConfig cfg = mirage_config(p);
+  const OutputShapes check(p.graph, cfg);
+  EXPECT_TRUE(check.saves_output({2, 4, 1}, Shape::of({1, 4, 16})));  // omap [0, 1, -1]
+  EXPECT_TRUE(check.saves_output({2, 4, 1}, Shape::of({1, 16, 4})));  // omap [0, 2, -1]
+  EXPECT_FALSE(check.saves_output({2, 4, 1}, Shape::of({1, 4, 4})));
+  EXPECT_FALSE(check.saves_output({2, 4, 1}, Shape::of({2, 4, 8})));  // [2, 1, -1] fits, not listed
+  cfg.omaps.push_back({2, 1, -1});
+  const OutputShapes wider(p.graph, cfg);
+  EXPECT_TRUE(wider.saves_output({2, 4, 1}, Shape::of({2, 4, 8})));
+}
+
+// gated_mlp_small finds μGraphs and its check cuts a few openings; mqa_small's space holds no μGraph
+// (docs/search.md) and the check cuts almost half its states.
+TEST(OutputShapes, TheCheckChangesNoResultAndCutsStates) {
+  for (const auto& [name, cut] : {std::pair{"gated_mlp_small", 0.99}, std::pair{"mqa_small", 0.6}}) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    SearchConfig cfg = mirage_config(p);
+    const SearchResult with = test::search(p, cfg, Strategy::Bfs, 2);
+    cfg.output_reach = 0;
+    const SearchResult without = test::search(p, cfg, Strategy::Bfs, 2);
+    EXPECT_EQ(test::hashes(with), test::hashes(without));
+    EXPECT_EQ(with.mugraphs.empty(), std::string(name) == "mqa_small");
+    EXPECT_LT(with.totals.states, cut * without.totals.states);
+  }
+}
+
+}  // namespace
+}  // namespace ugs::search_detail
