@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <unordered_map>
 
 #include "search/generator/enumerate.h"

@@ -7,7 +7,6 @@
 // opening from which no output shape is within reach is never expanded (counted as `pruned.reach`),
 // which changes no result. In Mirage's attention spaces the last block graph's openings are most of
 // the states, and most of them cannot make the output's shape.
-#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>

@@ -27,8 +27,6 @@ inline bool kernel_can_finish(const KernelGraph& kernel, int outputs, const Sear
                            cfg.max_block_graphs - kernel.blocks.size(), cfg);
 }
 
-// Savers the open block graph of s may have: max_block_outputs, or, when no kernel op can follow it,
-// no more than the program's outputs that the kernel tensors it leaves unconsumed do not already fill.
 // Kernel ops that may still follow a block graph opened on `kernel`: 0 when its savers must make
 // the program's outputs.
 inline int64_t kernel_ops_after_block(const KernelGraph& kernel, const SearchConfig& cfg) {
@@ -38,6 +36,8 @@ inline int64_t kernel_ops_after_block(const KernelGraph& kernel, const SearchCon
   return ops_after;
 }
 
+// Savers the open block graph of s may have: max_block_outputs, or, when no kernel op can follow it,
+// no more than the program's outputs that the kernel tensors it leaves unconsumed do not already fill.
 inline int64_t savers_allowed(const KernelGraph& kernel, const BlockGraph& block, int outputs,
                               const SearchConfig& cfg) {
   if (kernel_ops_after_block(kernel, cfg) > 0) return cfg.max_block_outputs;
