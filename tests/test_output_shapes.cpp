@@ -84,6 +84,7 @@ TEST(OutputShapes, ARejectedOpeningLeadsToNoCompletion) {
     SearchConfig cfg = mirage_config(p);
     cfg.max_block_ops = block_ops;
     cfg.output_reach = 0;
+    cfg.expr_reach = 0;  // which would leave no completion at 5 block ops
     expr::ExprPool pool;
     const Generator gen(p.graph, cfg, pool);
     expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));

@@ -9,6 +9,7 @@
 
 #include "search/generator/enumerate.h"
 #include "search/generator/output_shapes.h"
+#include "search/generator/output_symbols.h"
 #include "search/generator/prefix_queries.h"
 #include "search/generator/reach.h"
 #include "search/generator/shaped_ops.h"
@@ -51,7 +52,12 @@ void for_each_tile(uint32_t set, F f) {
 Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool)
     : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()),
       shaped_(std::make_unique<search_detail::ShapedOpsMemo>(cfg)),
-      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)) {}
+      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)) {
+  if (cfg.expr_check == 1 && cfg.expr_reach == 1) {
+    const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, program);
+    symbols_ = std::make_unique<search_detail::OutputSymbols>(outputs, pool, cfg);
+  }
+}
 
 Generator::~Generator() = default;
 
@@ -126,6 +132,21 @@ void Generator::block_op_steps(const State& state, const BlockGraph& block, std:
   pruned.shape += shaped.rejected;
   const search_detail::BlockReach reach(
       block, search_detail::savers_allowed(state.kernel, block, program_.outputs.size(), cfg_), cfg_);
+  // A block graph that must make the outputs: the facts its tiles lack bound the ops it needs
+  // (output_symbols.h). With exactly that many left, each op must make one of them.
+  const int64_t left = cfg_.max_block_ops - block.inputs.size() - block.ops.size();
+  search_detail::OutputSymbols::Have have;
+  bool tight = false;
+  const bool last = symbols_ && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
+  if (last) {
+    for (expr::ExprId e : state.bexpr) have.add(pool_.facts(e));
+    const int need = symbols_->ops_needed(have);
+    if (need > left) {
+      for (int k = 0; k < shaped.parts; ++k) pruned.reach += shaped.size[k];
+      return;
+    }
+    tight = need == left;
+  }
   const int64_t smem = block.smem_bytes(rules_);
   const BlockAppendOrder order(block);
   // One part per tile (but for a block graph that takes no more ops: one part, empty).
@@ -160,6 +181,18 @@ void Generator::block_op_steps(const State& state, const BlockGraph& block, std:
         return expr::block_op_expr(pool_, op, std::span(ex.data(), n), std::span(shapes.data(), n), block.loop);
       };
       const expr::ExprId query = known ? known->get(k, index, compute) : compute();
+      if (last && left == 1 && !symbols_->is_output(query)) {  // the op's tile will be saved
+        ++pruned.reach;
+        continue;
+      }
+      if (tight) {
+        search_detail::OutputSymbols::Have after = have;
+        after.add(pool_.facts(query));
+        if (symbols_->ops_needed(after) > left - 1) {
+          ++pruned.reach;
+          continue;
+        }
+      }
       Step& st = out.emplace_back();  // in place, as in kernel_op_steps
       st.kind = Step::Kind::BlockOp;
       st.op = op;
@@ -174,6 +207,15 @@ void Generator::close_steps(const State& state, const BlockGraph& block, std::ve
   if (block.ops.empty()) return;
   const uint32_t outs = savable_tiles(block);
   if (outs == 0 || std::popcount(outs) > cfg_.max_block_outputs) return;
+  // No kernel op follows: every tile saved is an output, so its expression must be one's.
+  if (symbols_ && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0) {
+    bool outputs = true;
+    for_each_tile(outs, [&](int t) { outputs = outputs && symbols_->is_output(state.bexpr[t]); });
+    if (!outputs) {
+      ++pruned.reach;
+      return;
+    }
+  }
   FixedVec<int, 3> radix, axes;
   for (int a = 0; a < 3; ++a)
     if (block.grid[a] > 1) {

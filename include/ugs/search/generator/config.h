@@ -42,6 +42,9 @@ namespace ugs {
   X(output_reach, 1, 0, 1,                                                                                    \
     "1: an opening of a block graph that must make the outputs is pruned when no tile within reach of its "   \
     "loaders can be saved with an output's shape; 0: none is (to measure what the check cuts)")              \
+  X(expr_reach, 1, 0, 1,                                                                                      \
+    "1: inside a block graph that must make the outputs, a state is pruned when the expression features "    \
+    "its tiles lack of the outputs' take more ops than it has left (with expr_check 1); 0: never")          \
   X(symbolic, 0, 0, 1,                                                                                        \
     "1: a block graph opens with its inputs and maps, its grid and loop range left open until it closes "   \
     "(fewer states, the same μGraphs)")

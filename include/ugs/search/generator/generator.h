@@ -18,6 +18,7 @@ namespace ugs {
 namespace search_detail {
 class ShapedOpsMemo;
 class OutputShapes;
+class OutputSymbols;
 }
 
 class Generator {
@@ -75,6 +76,9 @@ class Generator {
   std::unique_ptr<search_detail::ShapedOpsMemo> shaped_;
   // Whether the last block graph's openings may still save the outputs' shapes (output_shapes.h).
   std::unique_ptr<search_detail::OutputShapes> outputs_;
+  // What the last block graph's tiles still lack of the outputs' expressions (output_symbols.h);
+  // null when the check is off.
+  std::unique_ptr<search_detail::OutputSymbols> symbols_;
 };
 
 }  // namespace ugs

@@ -1,0 +1,166 @@
+// The dead-end check by expression in a block graph that must make the outputs (output_symbols.h):
+// an op makes no feature but those features_made_by lists, so the ops a state needs bound the ops it
+// has left, and a tile saved there has an output's expression; a search with the check finds what
+// one without it finds, with fewer states and fewer fingerprinted candidates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "search/generator/output_symbols.h"
+#include "search/generator/reach.h"
+#include "search_util.h"
+#include "ugs/expr/op_expr.h"
+#include "ugs/expr/oracle.h"
+#include "ugs/io/program.h"
+#include "ugs/io/spaces.h"
+#include "ugs/search/generator/generator.h"
+
+namespace ugs::search_detail {
+namespace {
+
+SearchConfig mirage_config(const Program& p) {
+  SearchConfig cfg = space_config(p, Space::Mirage);
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+struct Walk {
+  int64_t block_ops = 0, dead = 0, completing = 0;
+  std::vector<bool> kinds_seen = std::vector<bool>(64, false);
+};
+
+// Depth-first through every state the abstract-expression check keeps, with this check off: each
+// block op candidate's result (kept or not) holds no feature its operands and its kind do not account for, and in a block
+// graph no kernel op can follow, a state the bound calls dead (more ops needed than left) leads to
+// no completion whose saved tiles have the outputs' expressions.
+struct Walker {
+  const Generator& gen;
+  expr::Oracle& oracle;
+  const OutputSymbols& check;
+  Walk seen;
+
+  void walk(const State& state, bool dead) {
+    const SearchConfig& cfg = gen.config();
+    const expr::ExprPool& pool = gen.pool();
+    if (state.open && kernel_ops_after_block(state.kernel, cfg) <= 0) {
+      OutputSymbols::Have have;
+      for (expr::ExprId e : state.bexpr) have.add(pool.facts(e));
+      const int64_t left = cfg.max_block_ops - state.block.inputs.size() - state.block.ops.size();
+      if (!dead && check.ops_needed(have) > left) {
+        dead = true;
+        ++seen.dead;
+      }
+    }
+    std::vector<KernelGraph> done;
+    gen.completions(state, done);
+    if (!done.empty() && state.kernel.blocks.size() > 0) {
+      const std::vector<expr::ExprId> outs = expr::output_exprs(gen.pool(), done.front());
+      const bool makes_outputs = std::all_of(outs.begin(), outs.end(), [&](expr::ExprId e) { return check.is_output(e); });
+      if (makes_outputs) {
+        ++seen.completing;
+        ASSERT_FALSE(dead) << "a state called dead completes";
+      }
+    }
+    std::vector<Step> steps;
+    PruneCounts pruned;
+    gen.candidates(state, steps, pruned);
+    for (const Step& st : steps) {
+      if (st.kind == Step::Kind::BlockOp) {  // every candidate, kept or not: every op kind is met
+        ++seen.block_ops;
+        seen.kinds_seen[static_cast<int>(st.op.kind)] = true;
+        OutputSymbols::Have operands;
+        for (int i = 0; i < arity(st.op.kind); ++i) operands.add(pool.facts(state.bexpr[st.op.in[i]]));
+        const expr::ExprFacts& result = pool.facts(st.query);
+        const OpFeatures made = features_made_by(st.op.kind);
+        const std::string op(name_of(st.op.kind));
+        EXPECT_EQ(OutputSymbols::features(result.symbols) & ~OutputSymbols::features(operands.symbols) & ~made.features, 0)
+            << op << " makes a feature it does not list";
+        EXPECT_LE(std::popcount(result.atoms & ~operands.atoms), made.atoms) << op << " makes an atom";
+        if ((result.primes & ~operands.primes) != 0) {
+          EXPECT_NE(made.features & OutputSymbols::Prime, 0) << op << " makes a prime";
+        }
+        EXPECT_EQ(result.vars & ~operands.vars, 0u) << op << " makes a variable";
+        if (::testing::Test::HasFailure()) return;
+      }
+      if (st.query != kNoQuery && !oracle.is_subexpr(st.query)) continue;
+      walk(gen.apply(state, st), dead);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+};
+
+TEST(OutputSymbols, NoOpMakesWhatItDoesNotListAndADeadStateNeverCompletes) {
+  // A second in all: gqa_small at 5 block ops meets every op of Mirage's attention list and states
+  // the bound calls dead; mqa_small at 9 has completions that save the output's expression.
+  Walk total;
+  for (const auto& [name, block_ops] : {std::pair{"gqa_small", 5}, std::pair{"mqa_small", 9}}) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    SearchConfig cfg = mirage_config(p);
+    cfg.max_block_ops = block_ops;
+    cfg.expr_reach = 0;
+    expr::ExprPool pool;
+    const Generator gen(p.graph, cfg, pool);
+    const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, p.graph);
+    expr::Oracle oracle(pool, outputs);
+    const OutputSymbols check(outputs, pool, cfg);
+    Walker walker{gen, oracle, check, {}};
+    walker.walk(gen.root(), false);
+    const Walk& seen = walker.seen;
+    EXPECT_GT(seen.block_ops, 1000);
+    if (std::string(name) == "gqa_small") {
+      for (OpKind kind : cfg.block_ops) EXPECT_TRUE(seen.kinds_seen[static_cast<int>(kind)]) << name_of(kind);
+    }
+    total.dead += seen.dead;
+    total.completing += seen.completing;
+  }
+  EXPECT_GT(total.dead, 0);
+  EXPECT_GT(total.completing, 0);
+}
+
+TEST(OutputSymbols, TheOpsNeededCoverTheMissingFeatures) {
+  const Program p = load_program("qknorm_gqa_small");  // exp, sums, a division, two rms atoms
+  SearchConfig cfg = mirage_config(p);
+  expr::ExprPool pool;
+  const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, p.graph);
+  const OutputSymbols check(outputs, pool, cfg);
+  OutputSymbols::Have loaded;  // Q, K and V as loaded: variables only
+  for (int i = 0; i < 3; ++i) loaded.add(pool.facts(pool.var(i)));
+  // Two rms_norms (Div, Rms, the primes, both atoms), an exp and a sum.
+  EXPECT_EQ(check.ops_needed(loaded), 4);
+  OutputSymbols::Have all = loaded;
+  all.add(pool.facts(outputs[0]));
+  EXPECT_EQ(check.ops_needed(all), 0);
+  OutputSymbols::Have no_v;
+  for (int i = 0; i < 2; ++i) no_v.add(pool.facts(pool.var(i)));
+  EXPECT_EQ(check.ops_needed(no_v), OutputSymbols::kNever);  // no op makes a variable
+  std::erase(cfg.block_ops, OpKind::Exp);
+  const OutputSymbols no_exp(outputs, pool, cfg);
+  EXPECT_EQ(no_exp.ops_needed(loaded), OutputSymbols::kNever);
+  EXPECT_TRUE(check.is_output(outputs[0]));
+  EXPECT_FALSE(check.is_output(pool.var(0)));
+}
+
+// lora_small (Mirage's LoRA config) and gqa_small at a narrower space, each complete in seconds:
+// equal hash sets, and the closings of the last block graph that save no output's expression are
+// no longer fingerprinted.
+TEST(OutputSymbols, TheCheckChangesNoResultAndCutsWork) {
+  for (const std::string name : {"lora_small", "mqa_small"}) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    SearchConfig cfg = mirage_config(p);
+    const SearchResult with = test::search(p, cfg, Strategy::Bfs, 2);
+    cfg.expr_reach = 0;
+    const SearchResult without = test::search(p, cfg, Strategy::Bfs, 2);
+    EXPECT_EQ(test::hashes(with), test::hashes(without));
+    EXPECT_LE(with.totals.states, without.totals.states);
+    EXPECT_LT(with.totals.fingerprint_evals, without.totals.fingerprint_evals);
+  }
+}
+
+}  // namespace
+}  // namespace ugs::search_detail
