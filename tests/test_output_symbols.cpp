@@ -162,5 +162,27 @@ TEST(OutputSymbols, TheCheckChangesNoResultAndCutsWork) {
   }
 }
 
+// The closing lookahead (closing_memo.h) cuts only openings under which no closing saves the outputs'
+// expressions: the same completions are fingerprinted, and the same μGraphs found, by bfs and dfs-omp.
+TEST(ClosingLookahead, FingerprintsTheSameCompletionsWithFewerStates) {
+  for (const std::string name : {"mqa_small", "gated_mlp_small"}) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    SearchConfig cfg = mirage_config(p);
+    const SearchResult with = test::search(p, cfg, Strategy::Bfs, 2);
+    const SearchResult dfs_omp = test::search(p, cfg, Strategy::DfsOmp, 2);
+    cfg.closing_lookahead = 0;
+    const SearchResult without = test::search(p, cfg, Strategy::Bfs, 2);
+    EXPECT_EQ(test::hashes(with), test::hashes(without));
+    EXPECT_EQ(test::hashes(dfs_omp), test::hashes(without));
+    EXPECT_EQ(with.totals.fingerprint_evals, without.totals.fingerprint_evals);
+    EXPECT_GT(with.totals.fingerprint_evals, 0u);
+    EXPECT_LT(with.totals.states, without.totals.states);
+    EXPECT_GT(with.lookahead_signatures, 0u);
+    EXPECT_GT(with.lookahead_states, with.lookahead_signatures);
+    EXPECT_EQ(without.lookahead_signatures, 0u);
+  }
+}
+
 }  // namespace
 }  // namespace ugs::search_detail

@@ -53,6 +53,7 @@ json stats_json(const SearchResult& result) {
   return {{"states_expanded", totals.states},
           {"candidates", totals.candidates},
           {"symbolic", {{"states", totals.symbolic_states}, {"instantiations", totals.instantiations}}},
+          {"lookahead", {{"signatures", result.lookahead_signatures}, {"states", result.lookahead_states}}},
           {"pruned",
            {{"shape", totals.pruned.shape}, {"order", totals.pruned.order}, {"memory", totals.pruned.memory},
             {"expr", totals.pruned.expr}, {"dedup", totals.pruned.dedup}, {"reach", totals.pruned.reach},

@@ -98,7 +98,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   expr::Oracle oracle(pool, targets, ocfg);
   const Verifier verifier(program, opt.backend, opt.field, opt.seed, static_cast<int>(cfg.confirm_tests),
                           cfg.float_tolerance);
-  const Generator gen(program, cfg, pool);
+  const Generator gen(program, cfg, pool, &oracle);
   std::atomic<bool> own_stop{false};
   std::atomic<bool>& stop = opt.stop ? *opt.stop : own_stop;
   const GpuSpec cost_gpu = *gpu_preset(opt.cost_gpu);
@@ -134,6 +134,8 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
     }
   }
   gather(workers, collector, cost_gpu, within, start, result);
+  result.lookahead_signatures = gen.lookahead_stats().signatures;
+  result.lookahead_states = gen.lookahead_stats().states;
   uint64_t hits = collector.expr_cache_hits;
   for (const Worker& worker : workers) hits += worker.expr_cache_hits;
   oracle.add_cache_hits(hits);

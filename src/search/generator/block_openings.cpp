@@ -169,6 +169,11 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   // A block graph no kernel op can follow must save the outputs' shapes (output_shapes.h).
   const bool last = cfg_.output_reach == 1 && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
   const int ops_after_loaders = static_cast<int>(cfg_.max_block_ops) - num_ins;
+  // Searched ahead only above some kernel op: there the same signature comes from each way the kernel
+  // graph below was built. On the inputs alone signatures rarely repeat, and searching them ahead
+  // would only move the whole search into the first level (and its first μGraph after it).
+  const bool lookahead = closings_ && !state.kernel.ops.empty() &&
+                         search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
   thread_local std::vector<Launch> table;
   launch_table(state.kernel, ins.span(), table);
   const size_t first = out.size();
@@ -215,6 +220,8 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
       } else if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
         ++pruned.memory;
       } else if (last && !outputs_->may_save_output(grid, tiles.span(), ops_after_loaders)) {
+        ++pruned.reach;
+      } else if (lookahead && !may_close(state, st)) {
         ++pruned.reach;
       } else if (!cfg_.symbolic) {
         out.push_back(st);

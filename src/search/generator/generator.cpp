@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "search/generator/closing_memo.h"
 #include "search/generator/enumerate.h"
 #include "search/generator/output_shapes.h"
 #include "search/generator/output_symbols.h"
@@ -49,13 +50,16 @@ void for_each_tile(uint32_t set, F f) {
 
 }  // namespace
 
-Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool)
+Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool, expr::Oracle* oracle)
     : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()),
       shaped_(std::make_unique<search_detail::ShapedOpsMemo>(cfg)),
-      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)) {
+      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)), oracle_(oracle) {
   if (cfg.expr_check == 1 && cfg.expr_reach == 1) {
     const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, program);
     symbols_ = std::make_unique<search_detail::OutputSymbols>(outputs, pool, cfg);
+    // The lookahead searches concrete openings; a symbolic one stands for many signatures.
+    if (oracle_ && cfg.closing_lookahead == 1 && cfg.symbolic == 0)
+      closings_ = std::make_unique<search_detail::ClosingMemo>();
   }
 }
 

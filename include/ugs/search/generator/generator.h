@@ -19,12 +19,19 @@ namespace search_detail {
 class ShapedOpsMemo;
 class OutputShapes;
 class OutputSymbols;
+class ClosingMemo;
+}  // namespace search_detail
+namespace expr {
+class Oracle;
 }
 
 class Generator {
  public:
-  // `cfg` must be resolved (see resolve()); both must outlive the generator.
-  Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool);
+  // `cfg` must be resolved (see resolve()); both must outlive the generator. With the search's
+  // `oracle` (and the config's closing_lookahead), openings of a block graph no kernel op can follow
+  // are searched ahead (closing_memo.h).
+  Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool,
+            expr::Oracle* oracle = nullptr);
   ~Generator();
 
   State root() const;
@@ -50,6 +57,12 @@ class Generator {
   // any order with equal shapes (one graph per matching order), outputs in program order.
   void completions(const State& state, std::vector<KernelGraph>& out) const;
 
+  // The closing lookahead's work so far: signatures searched, and states visited doing so.
+  struct LookaheadStats {
+    uint64_t signatures = 0, states = 0;
+  };
+  LookaheadStats lookahead_stats() const;
+
   const KernelGraph& program() const { return program_; }
   const SearchConfig& config() const { return cfg_; }
   expr::ExprPool& pool() const { return pool_; }
@@ -65,6 +78,10 @@ class Generator {
   void close_steps(const State& state, const BlockGraph& block, std::vector<Step>& out, PruneCounts& pruned) const;
   // The steps of a symbolic opening: each launch's, those with the same op and expression merged.
   void symbolic_block_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  // Whether the block graph `opening` opens on `state`, one no kernel op can follow, can reach a
+  // closing that saves outputs' expressions: remembered by signature (closing_lookahead.cpp).
+  bool may_close(const State& state, const Step& opening) const;
+  bool subtree_closes(State& state, int depth, uint64_t& visited) const;
   // Sets state.family from a symbolic opening step (clears it for a concrete one).
   void open_family(State& state, const Step& opening) const;
 
@@ -79,6 +96,9 @@ class Generator {
   // What the last block graph's tiles still lack of the outputs' expressions (output_symbols.h);
   // null when the check is off.
   std::unique_ptr<search_detail::OutputSymbols> symbols_;
+  // The signatures of last block graphs searched ahead, and whether each can close; null when off.
+  expr::Oracle* oracle_;
+  std::unique_ptr<search_detail::ClosingMemo> closings_;
 };
 
 }  // namespace ugs

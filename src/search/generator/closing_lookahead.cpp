@@ -1,0 +1,114 @@
+// The closing lookahead (closing_memo.h): an opening of a block graph that no kernel op can follow is
+// cut when no sequence of its block ops that the search would take reaches a closing that saves the
+// outputs' expressions. Searched depth-first once per signature, stopping at the first closing found.
+#include <bit>
+
+#include "search/generator/closing_memo.h"
+#include "search/generator/output_symbols.h"
+#include "search/generator/reach.h"
+#include "ugs/expr/oracle.h"
+#include "ugs/search/generator/generator.h"
+#include "ugs/util/hash.h"
+
+namespace ugs {
+
+namespace search_detail {
+
+size_t ClosingMemo::Hash::operator()(const OpeningSignature& key) const {
+  uint64_t h = 0x636c6f73696e67ull;
+  for (int64_t w : key.words) h = splitmix64(h ^ static_cast<uint64_t>(w));
+  return static_cast<size_t>(h);
+}
+
+std::optional<bool> ClosingMemo::find(const OpeningSignature& key) const {
+  const Shard& shard = shard_of(key);
+  const std::lock_guard lock(shard.mutex);
+  const auto it = shard.answers.find(key);
+  if (it == shard.answers.end()) return std::nullopt;
+  return it->second;
+}
+
+void ClosingMemo::add(const OpeningSignature& key, bool closes) {
+  Shard& shard = shard_of(key);
+  const std::lock_guard lock(shard.mutex);
+  shard.answers.emplace(key, closes);
+}
+
+}  // namespace search_detail
+
+namespace {
+
+search_detail::OpeningSignature signature_of(const State& opened, int64_t savers) {
+  search_detail::OpeningSignature key;
+  const BlockGraph& block = opened.block;
+  int at = 0;
+  for (int a = 0; a < 3; ++a) key.words[at++] = block.grid[a];
+  key.words[at++] = block.loop;
+  key.words[at++] = savers;
+  key.words[at++] = block.tiles.size();
+  for (int t = 0; t < block.tiles.size(); ++t) {
+    const Tile& tile = block.tiles[t];
+    key.words[at++] = tile.post;
+    key.words[at++] = tile.shape.rank;
+    for (int d = 0; d < tile.shape.rank; ++d) key.words[at++] = tile.shape.d[d];
+    key.words[at++] = opened.bexpr[t];
+  }
+  return key;
+}
+
+}  // namespace
+
+bool Generator::may_close(const State& state, const Step& opening) const {
+  const State opened = apply(state, opening);
+  const int64_t savers = search_detail::savers_allowed(opened.kernel, opened.block, program_.outputs.size(), cfg_);
+  const search_detail::OpeningSignature key = signature_of(opened, savers);
+  if (const std::optional<bool> known = closings_->find(key)) return *known;
+  State walk = opened;
+  uint64_t visited = 0;
+  const bool closes = subtree_closes(walk, 0, visited);
+  closings_->add(key, closes);
+  closings_->signatures.fetch_add(1, std::memory_order_relaxed);
+  closings_->states.fetch_add(visited, std::memory_order_relaxed);
+  return closes;
+}
+
+Generator::LookaheadStats Generator::lookahead_stats() const {
+  if (!closings_) return {};
+  return {closings_->signatures.load(std::memory_order_relaxed), closings_->states.load(std::memory_order_relaxed)};
+}
+
+// The block-level part of close_steps' checks (the kernel-level ones differ between the kernel graphs
+// that share a signature, and leaving them out keeps the answer an over-approximation).
+bool Generator::subtree_closes(State& state, int depth, uint64_t& visited) const {
+  ++visited;
+  const BlockGraph& block = state.block;
+  if (!block.ops.empty()) {
+    uint32_t used = 0;
+    for (const Op& op : block.ops)
+      for (int i = 0; i < arity(op.kind); ++i) used |= 1u << op.in[i];
+    bool saves_outputs = true;
+    int savers = 0;
+    for (int t = 0; t < block.tiles.size(); ++t)
+      if (!(used >> t & 1)) {
+        ++savers;
+        saves_outputs = saves_outputs && block.tiles[t].post && symbols_->is_output(state.bexpr[t]);
+      }
+    if (saves_outputs && savers > 0 && savers <= cfg_.max_block_outputs) return true;
+  }
+  thread_local std::array<std::vector<Step>, kMaxTiles + 1> steps_at;
+  std::vector<Step>& steps = steps_at[depth];
+  steps.clear();
+  PruneCounts unused;
+  block_op_steps(state, block, steps, unused);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step st = steps[i];  // a copy: the deeper calls use other vectors, but keep it plain
+    if (!oracle_->is_subexpr(st.query)) continue;
+    apply_op(state, st.op, st.query);
+    const bool closes = subtree_closes(state, depth + 1, visited);
+    undo_op(state);
+    if (closes) return true;
+  }
+  return false;
+}
+
+}  // namespace ugs
