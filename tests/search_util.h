@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ugs/io/program.h"
+#include "ugs/io/spaces.h"
 #include "ugs/search/generator/config.h"
 #include "ugs/search/search.h"
 
@@ -15,6 +16,13 @@ inline SearchConfig config_for(const Program& p, const nlohmann::json& overrides
   SearchConfig cfg;
   if (!p.search_preset.is_null()) apply_config_json(cfg, p.search_preset, p.name);
   apply_config_json(cfg, overrides, "test");
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+// Mirage's space (--space mirage) for `p`, resolved.
+inline SearchConfig mirage_config(const Program& p) {
+  SearchConfig cfg = space_config(p, Space::Mirage);
   resolve(cfg, p.graph);
   return cfg;
 }

@@ -5,15 +5,13 @@
 
 #include "search_util.h"
 #include "ugs/io/program.h"
-#include "ugs/io/spaces.h"
 
 namespace ugs {
 namespace {
 
 TEST(ClosingLookahead, GqaSmallMirageFindsTheSameWithAFractionOfTheStates) {
   const Program p = load_program("gqa_small");
-  SearchConfig cfg = space_config(p, Space::Mirage);
-  resolve(cfg, p.graph);
+  SearchConfig cfg = test::mirage_config(p);
   const SearchResult with = test::search(p, cfg, Strategy::Bfs, 2);
   const SearchResult dfs_omp = test::search(p, cfg, Strategy::DfsOmp, 2);
   cfg.closing_lookahead = 0;

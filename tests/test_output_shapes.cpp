@@ -13,17 +13,12 @@
 #include "ugs/expr/op_expr.h"
 #include "ugs/expr/oracle.h"
 #include "ugs/io/program.h"
-#include "ugs/io/spaces.h"
 #include "ugs/search/generator/generator.h"
 
 namespace ugs::search_detail {
 namespace {
 
-SearchConfig mirage_config(const Program& p) {
-  SearchConfig cfg = space_config(p, Space::Mirage);
-  resolve(cfg, p.graph);
-  return cfg;
-}
+using test::mirage_config;
 
 struct Walk {
   int64_t openings = 0, rejected = 0, completing = 0;
