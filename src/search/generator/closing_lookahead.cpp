@@ -6,6 +6,7 @@
 #include "search/generator/closing_memo.h"
 #include "search/generator/output_symbols.h"
 #include "search/generator/reach.h"
+#include "search/generator/savers.h"
 #include "ugs/expr/oracle.h"
 #include "ugs/search/generator/generator.h"
 #include "ugs/util/hash.h"
@@ -59,13 +60,12 @@ search_detail::OpeningSignature signature_of(const State& opened, int64_t savers
 }  // namespace
 
 bool Generator::may_close(const State& state, const Step& opening) const {
-  const State opened = apply(state, opening);
+  State opened = apply(state, opening);  // searched in place: the walk takes back every op it adds
   const int64_t savers = search_detail::savers_allowed(opened.kernel, opened.block, program_.outputs.size(), cfg_);
   const search_detail::OpeningSignature key = signature_of(opened, savers);
   if (const std::optional<bool> known = closings_->find(key)) return *known;
-  State walk = opened;
   uint64_t visited = 0;
-  const bool closes = subtree_closes(walk, 0, visited);
+  const bool closes = subtree_closes(opened, 0, visited);
   closings_->add(key, closes);
   closings_->signatures.fetch_add(1, std::memory_order_relaxed);
   closings_->states.fetch_add(visited, std::memory_order_relaxed);
@@ -83,17 +83,8 @@ bool Generator::subtree_closes(State& state, int depth, uint64_t& visited) const
   ++visited;
   const BlockGraph& block = state.block;
   if (!block.ops.empty()) {
-    uint32_t used = 0;
-    for (const Op& op : block.ops)
-      for (int i = 0; i < arity(op.kind); ++i) used |= 1u << op.in[i];
-    bool saves_outputs = true;
-    int savers = 0;
-    for (int t = 0; t < block.tiles.size(); ++t)
-      if (!(used >> t & 1)) {
-        ++savers;
-        saves_outputs = saves_outputs && block.tiles[t].post && symbols_->is_output(state.bexpr[t]);
-      }
-    if (saves_outputs && savers > 0 && savers <= cfg_.max_block_outputs) return true;
+    const uint32_t outs = search_detail::savable_tiles(block);
+    if (outs != 0 && std::popcount(outs) <= cfg_.max_block_outputs && saves_outputs(state, outs)) return true;
   }
   thread_local std::array<std::vector<Step>, kMaxTiles + 1> steps_at;
   std::vector<Step>& steps = steps_at[depth];

@@ -13,6 +13,7 @@
 #include "search/generator/output_symbols.h"
 #include "search/generator/prefix_queries.h"
 #include "search/generator/reach.h"
+#include "search/generator/savers.h"
 #include "search/generator/shaped_ops.h"
 #include "ugs/expr/op_expr.h"
 #include "ugs/ir/canonical.h"
@@ -21,32 +22,11 @@ namespace ugs {
 
 using search_detail::for_each_operands;
 using search_detail::for_each_variant;
+using search_detail::for_each_tile;
 using search_detail::is_idle_sum;
+using search_detail::savable_tiles;
 
 namespace {
-
-// Tiles no block op reads, as a bit set: what a closing saves. Empty if one of them cannot be saved (a
-// loader or a tensor from inside the loop would be left unused). Bits rather than a list: this runs for
-// every open state, and a list's array was zeroed on every call.
-uint32_t savable_tiles(const BlockGraph& block) {
-  static_assert(kMaxTiles <= 32);
-  uint32_t used = 0;
-  for (const Op& op : block.ops)
-    for (int i = 0; i < arity(op.kind); ++i) used |= 1u << op.in[i];
-  uint32_t outs = 0;
-  for (int t = 0; t < block.tiles.size(); ++t) {
-    if (used >> t & 1) continue;
-    if (!block.tiles[t].post) return 0;
-    outs |= 1u << t;
-  }
-  return outs;
-}
-
-// Calls f(t) for each tile t of a savable_tiles set, in increasing order (the savers' order).
-template <class F>
-void for_each_tile(uint32_t set, F f) {
-  for (; set != 0; set &= set - 1) f(std::countr_zero(set));
-}
 
 }  // namespace
 
@@ -212,13 +192,9 @@ void Generator::close_steps(const State& state, const BlockGraph& block, std::ve
   const uint32_t outs = savable_tiles(block);
   if (outs == 0 || std::popcount(outs) > cfg_.max_block_outputs) return;
   // No kernel op follows: every tile saved is an output, so its expression must be one's.
-  if (symbols_ && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0) {
-    bool outputs = true;
-    for_each_tile(outs, [&](int t) { outputs = outputs && symbols_->is_output(state.bexpr[t]); });
-    if (!outputs) {
-      ++pruned.reach;
-      return;
-    }
+  if (symbols_ && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0 && !saves_outputs(state, outs)) {
+    ++pruned.reach;
+    return;
   }
   FixedVec<int, 3> radix, axes;
   for (int a = 0; a < 3; ++a)
@@ -253,6 +229,12 @@ void Generator::close_steps(const State& state, const BlockGraph& block, std::ve
       out.push_back(st);
     kernel->pop_op();
   } while (dims.next());
+}
+
+bool Generator::saves_outputs(const State& state, uint32_t outs) const {
+  bool outputs = true;
+  for_each_tile(outs, [&](int t) { outputs = outputs && symbols_->is_output(state.bexpr[t]); });
+  return outputs;
 }
 
 void Generator::apply_op(State& state, const Op& op, expr::ExprId query, uint64_t launches) {

@@ -81,6 +81,9 @@ class Generator {
   // Whether the block graph `opening` opens on `state`, one no kernel op can follow, can reach a
   // closing that saves outputs' expressions: remembered by signature (closing_lookahead.cpp).
   bool may_close(const State& state, const Step& opening) const;
+  // Whether the tiles `outs` (a savable_tiles set) of state's block graph all have outputs'
+  // expressions (with the expression check of the last block graph on).
+  bool saves_outputs(const State& state, uint32_t outs) const;
   bool subtree_closes(State& state, int depth, uint64_t& visited) const;
   // Sets state.family from a symbolic opening step (clears it for a concrete one).
   void open_family(State& state, const Step& opening) const;
