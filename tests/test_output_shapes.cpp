@@ -111,6 +111,30 @@ TEST(OutputShapes, ReachableShapesGrowWithTheOpsLeft) {
   for (const Shape& s : one) EXPECT_NE(std::find(two.begin(), two.end(), s), two.end());
 }
 
+// The open space's op lists fold to every output dim: closures of tens of thousands of shape
+// inferences, made at every opening. Past its bound of work the check answers yes, even where the
+// whole closure holds no output's shape; within it, it answers as the closure does.
+TEST(OutputShapes, PastItsBoundTheCheckAnswersYes) {
+  const Program p = load_program("mha_small");  // output [4, 16, 16]
+  const Dim3 grid{4, 8, 1};  // its tiles [1, 2, 16] or [1, 16, 2]: no op here makes a dim 2
+  const std::vector<Shape> loaded{Shape::of({1, 128, 16}), Shape::of({4, 8, 256})};
+  const auto saves = [&](const OutputShapes& check, const std::vector<Shape>& shapes) {
+    return std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) { return check.saves_output(grid, s); });
+  };
+  const SearchConfig mirage = mirage_config(p);
+  const OutputShapes narrow(p.graph, mirage);
+  EXPECT_FALSE(saves(narrow, narrow.reachable(loaded, 7)));
+  EXPECT_FALSE(narrow.may_save_output(grid, loaded, 7));
+  SearchConfig open = space_config(p, Space::Open);
+  resolve(open, p.graph);
+  open.omaps = mirage.omaps;
+  const OutputShapes wide(p.graph, open);
+  const std::vector<Shape> all = wide.reachable(loaded, 7);
+  EXPECT_GE(all.size(), 32u);
+  EXPECT_FALSE(saves(wide, all));
+  EXPECT_TRUE(wide.may_save_output(grid, loaded, 7));
+}
+
 TEST(OutputShapes, ATileSavesAnOutputUnderAnOmapOfTheSpace) {
   const Program p = load_program("gqa_small");  // output [2, 16, 16]
   ASSERT_EQ(p.graph.shape(p.graph.outputs[0]), Shape::of({2, 16, 16}));

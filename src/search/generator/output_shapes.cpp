@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <unordered_map>
 
 #include "search/generator/enumerate.h"
@@ -12,9 +13,11 @@ namespace ugs::search_detail {
 
 namespace {
 
-// Past this many shapes the closure stops and the check passes (it never has in the spaces here:
-// block ops make few distinct tile shapes).
+// Bounds of one check's closure. Mirage's op lists make closures of a few dozen shapes in under two
+// thousand shape inferences; the open space's longer lists (folds to every output dim) take tens of
+// thousands, computed at every opening, and nearly always reach an output's shape.
 constexpr size_t kMaxShapes = 256;
+constexpr int64_t kMaxInferences = 4096;
 
 std::atomic<uint64_t> next_id{1};
 
@@ -38,31 +41,50 @@ OutputShapes::OutputShapes(const KernelGraph& program, const SearchConfig& cfg)
   for (int32_t t : program.outputs) outputs_.push_back(program.shape(t));
 }
 
-std::vector<Shape> OutputShapes::reachable(std::span<const Shape> loaded, int ops) const {
-  std::vector<Shape> shapes;
+// Shapes within reach of `loaded` in `ops` block ops, each passed to `found` once as it is made, the
+// loaded ones first; true at the first `found` accepts (or past kMaxShapes shapes, or past
+// `max_inferences` shape inferences), false once the closure is complete.
+template <class Found>
+bool OutputShapes::search_closure(std::span<const Shape> loaded, int ops, int64_t max_inferences,
+                                  std::vector<Shape>& shapes, Found found) const {
+  shapes.clear();
+  int64_t inferences = 0;
   const auto add = [&](const Shape& s) {
-    if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
+    if (std::find(shapes.begin(), shapes.end(), s) != shapes.end()) return false;
+    shapes.push_back(s);
+    return found(s) || shapes.size() > kMaxShapes;
   };
-  for (const Shape& s : loaded) add(s);
+  for (const Shape& s : loaded)
+    if (add(s)) return true;
   // Round r adds the shapes of one op on shapes of rounds < r, at least one of round r - 1.
   size_t tried = 0;  // shapes [0, tried) were combined with one another in earlier rounds
-  for (int round = 0; round < ops && tried < shapes.size() && shapes.size() <= kMaxShapes; ++round) {
+  for (int round = 0; round < ops && tried < shapes.size(); ++round) {
     const size_t n = shapes.size();
     for (OpKind kind : cfg_.block_ops) {
       const int arity_of = arity(kind);
       for (size_t i = 0; i < n; ++i)
         for (size_t j = 0; j < (arity_of == 2 ? n : 1); ++j) {
           if (i < tried && (arity_of == 1 || j < tried)) continue;
+          if (inferences > max_inferences) return true;
           const std::array<Shape, 2> operands{shapes[i], shapes[j]};
+          bool stop = false;
           for_each_variant(kind, operands[0], cfg_, [&](const Op& op) {
+            ++inferences;
             Shape result;
-            if (infer_shape(op, Level::Block, std::span(operands.data(), arity_of), &result) == Verdict::Ok)
-              add(result);
+            if (!stop && infer_shape(op, Level::Block, std::span(operands.data(), arity_of), &result) == Verdict::Ok)
+              stop = add(result);
           });
+          if (stop) return true;
         }
     }
     tried = n;
   }
+  return false;
+}
+
+std::vector<Shape> OutputShapes::reachable(std::span<const Shape> loaded, int ops) const {
+  std::vector<Shape> shapes;
+  search_closure(loaded, ops, INT64_MAX, shapes, [](const Shape&) { return false; });
   return shapes;
 }
 
@@ -105,9 +127,11 @@ bool OutputShapes::may_save_output(const Dim3& grid, std::span<const Shape> load
   }
   thread_local std::unordered_map<Key, bool, KeyHash> memo;
   if (const auto it = memo.find(key); it != memo.end()) return it->second;
-  const std::vector<Shape> shapes = reachable(loaded, ops);
-  bool may = shapes.size() > kMaxShapes;
-  for (const Shape& s : shapes) may = may || saves_output(grid, s);
+  thread_local std::vector<Shape> shapes;
+  // Past kMaxInferences the opening passes: such closures come of long op lists, whose shapes
+  // nearly always reach an output's.
+  const bool may =
+      search_closure(loaded, ops, kMaxInferences, shapes, [&](const Shape& s) { return saves_output(grid, s); });
   if (memo.size() >= (size_t{1} << 16)) memo.clear();
   memo.emplace(key, may);
   return may;

@@ -22,6 +22,7 @@ class OutputShapes {
 
   // Whether a block graph on `grid` whose loaded tiles have the shapes `loaded`, with `ops` block
   // ops left after its loaders, may save a tile whose kernel tensor has one of the outputs' shapes.
+  // The closure stops at the first such shape, and past a bound of work the answer is yes.
   // Remembered per thread.
   bool may_save_output(const Dim3& grid, std::span<const Shape> loaded, int ops) const;
 
@@ -35,6 +36,10 @@ class OutputShapes {
   bool saves_output(const Dim3& grid, const Shape& tile) const;
 
  private:
+  template <class Found>
+  bool search_closure(std::span<const Shape> loaded, int ops, int64_t max_inferences, std::vector<Shape>& shapes,
+                      Found found) const;
+
   const SearchConfig& cfg_;
   std::vector<Shape> outputs_;
   uint64_t id_;  // names this checker among all a process makes: the per-thread memo keys on it
