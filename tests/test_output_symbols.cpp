@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <utility>
 #include <string>
@@ -177,6 +178,42 @@ TEST(ClosingLookahead, FingerprintsTheSameCompletionsWithFewerStates) {
     EXPECT_GT(with.lookahead_states, with.lookahead_signatures);
     EXPECT_EQ(without.lookahead_signatures, 0u);
   }
+}
+
+// A search stopped (its time limit, a signal) must not wait on the lookahead: once the stop flag is
+// up, every opening is kept, as with the lookahead off, and no answer is remembered.
+TEST(ClosingLookahead, OnceStoppedKeepsEveryOpening) {
+  const Program p = load_program("gqa_small");
+  SearchConfig cfg = mirage_config(p);
+  SearchConfig off = cfg;
+  off.closing_lookahead = 0;
+  expr::ExprPool pool;
+  expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
+  std::atomic<bool> running{false}, stopped{true};
+  const Generator ahead(p.graph, cfg, pool, &oracle, &running);
+  const Generator halted(p.graph, cfg, pool, &oracle, &stopped);
+  const Generator plain(p.graph, off, pool, &oracle);
+  // Depth-first to the first state whose openings the lookahead cuts.
+  std::vector<State> todo{plain.root()};
+  bool compared = false;
+  while (!todo.empty() && !compared) {
+    const State state = todo.back();
+    todo.pop_back();
+    std::vector<Step> cut, kept, all;
+    PruneCounts pruned;
+    ahead.candidates(state, cut, pruned);
+    halted.candidates(state, kept, pruned);
+    plain.candidates(state, all, pruned);
+    if (cut.size() < all.size()) {
+      EXPECT_EQ(kept.size(), all.size());
+      EXPECT_EQ(halted.lookahead_stats().signatures, 0u);
+      EXPECT_GT(ahead.lookahead_stats().signatures, 0u);
+      compared = true;
+    }
+    for (const Step& st : all)
+      if (st.query == kNoQuery || oracle.is_subexpr(st.query)) todo.push_back(plain.apply(state, st));
+  }
+  EXPECT_TRUE(compared);
 }
 
 }  // namespace

@@ -98,9 +98,9 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   expr::Oracle oracle(pool, targets, ocfg);
   const Verifier verifier(program, opt.backend, opt.field, opt.seed, static_cast<int>(cfg.confirm_tests),
                           cfg.float_tolerance);
-  const Generator gen(program, cfg, pool, &oracle);
   std::atomic<bool> own_stop{false};
   std::atomic<bool>& stop = opt.stop ? *opt.stop : own_stop;
+  const Generator gen(program, cfg, pool, &oracle, &stop);
   const GpuSpec cost_gpu = *gpu_preset(opt.cost_gpu);
   CostBound bound(opt.objective, opt.within, cost_gpu);
   const Engine engine{gen, oracle, verifier, stop, bound};

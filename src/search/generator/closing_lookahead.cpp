@@ -60,17 +60,21 @@ search_detail::OpeningSignature signature_of(const State& opened, int64_t savers
 }  // namespace
 
 bool Generator::may_close(const State& state, const Step& opening) const {
+  if (stopped()) return true;  // the search ends: no answer is needed
   State opened = apply(state, opening);  // searched in place: the walk takes back every op it adds
   const int64_t savers = search_detail::savers_allowed(opened.kernel, opened.block, program_.outputs.size(), cfg_);
   const search_detail::OpeningSignature key = signature_of(opened, savers);
   if (const std::optional<bool> known = closings_->find(key)) return *known;
   uint64_t visited = 0;
   const bool closes = subtree_closes(opened, 0, visited);
+  if (stopped()) return true;  // the search may have ended early: not an answer to remember
   closings_->add(key, closes);
   closings_->signatures.fetch_add(1, std::memory_order_relaxed);
   closings_->states.fetch_add(visited, std::memory_order_relaxed);
   return closes;
 }
+
+bool Generator::stopped() const { return stop_ && stop_->load(std::memory_order_relaxed); }
 
 Generator::LookaheadStats Generator::lookahead_stats() const {
   if (!closings_) return {};
@@ -80,7 +84,7 @@ Generator::LookaheadStats Generator::lookahead_stats() const {
 // The block-level part of close_steps' checks (the kernel-level ones differ between the kernel graphs
 // that share a signature, and leaving them out keeps the answer an over-approximation).
 bool Generator::subtree_closes(State& state, int depth, uint64_t& visited) const {
-  ++visited;
+  if (++visited % 1024 == 0 && stopped()) return true;
   const BlockGraph& block = state.block;
   if (!block.ops.empty()) {
     const uint32_t outs = search_detail::savable_tiles(block);

@@ -30,10 +30,11 @@ namespace {
 
 }  // namespace
 
-Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool, expr::Oracle* oracle)
+Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool, expr::Oracle* oracle,
+                     const std::atomic<bool>* stop)
     : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()),
       shaped_(std::make_unique<search_detail::ShapedOpsMemo>(cfg)),
-      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)), oracle_(oracle) {
+      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)), oracle_(oracle), stop_(stop) {
   if (cfg.expr_check == 1 && cfg.expr_reach == 1) {
     const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, program);
     symbols_ = std::make_unique<search_detail::OutputSymbols>(outputs, pool, cfg);

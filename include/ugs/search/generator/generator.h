@@ -4,6 +4,7 @@
 // imaps × fmaps), block ops, closings (omap). Each step passes the shape, canonical-order and memory
 // checks here; the abstract-expression check is the driver's (one query per step, so a breadth-first
 // driver can batch them). No threads and no allocation per candidate beyond the output vector.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -29,9 +30,10 @@ class Generator {
  public:
   // `cfg` must be resolved (see resolve()); both must outlive the generator. With the search's
   // `oracle` (and the config's closing_lookahead), openings of a block graph no kernel op can follow
-  // are searched ahead (closing_memo.h).
+  // are searched ahead (closing_memo.h); once `stop` is raised, a search ahead ends at once and keeps
+  // its opening.
   Generator(const KernelGraph& program, const SearchConfig& cfg, expr::ExprPool& pool,
-            expr::Oracle* oracle = nullptr);
+            expr::Oracle* oracle = nullptr, const std::atomic<bool>* stop = nullptr);
   ~Generator();
 
   State root() const;
@@ -85,6 +87,7 @@ class Generator {
   // expressions (with the expression check of the last block graph on).
   bool saves_outputs(const State& state, uint32_t outs) const;
   bool subtree_closes(State& state, int depth, uint64_t& visited) const;
+  bool stopped() const;
   // Sets state.family from a symbolic opening step (clears it for a concrete one).
   void open_family(State& state, const Step& opening) const;
 
@@ -101,6 +104,7 @@ class Generator {
   std::unique_ptr<search_detail::OutputSymbols> symbols_;
   // The signatures of last block graphs searched ahead, and whether each can close; null when off.
   expr::Oracle* oracle_;
+  const std::atomic<bool>* stop_;
   std::unique_ptr<search_detail::ClosingMemo> closings_;
 };
 
