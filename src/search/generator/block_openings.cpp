@@ -169,10 +169,11 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   // A block graph no kernel op can follow must save the outputs' shapes (output_shapes.h).
   const bool last = cfg_.output_reach == 1 && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
   const int ops_after_loaders = static_cast<int>(cfg_.max_block_ops) - num_ins;
-  // Searched ahead only above some kernel op: there the same signature comes from each way the kernel
-  // graph below was built. On the inputs alone signatures rarely repeat, and searching them ahead
-  // would only move the whole search into the first level (and its first μGraph after it).
-  const bool lookahead = closings_ && !state.kernel.ops.empty() &&
+  // Searched ahead only above a block graph: there the same signature comes from each way that block
+  // graph was built. Above the inputs and predefined ops alone signatures repeat little, and
+  // searching them ahead would move most of the search into its first levels (and its first μGraph
+  // after them).
+  const bool lookahead = closings_ && !state.kernel.blocks.empty() &&
                          search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
   thread_local std::vector<Launch> table;
   launch_table(state.kernel, ins.span(), table);
