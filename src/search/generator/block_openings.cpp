@@ -167,14 +167,14 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
     return;
   }
   // A block graph no kernel op can follow must save the outputs' shapes (output_shapes.h).
-  const bool last = cfg_.output_reach == 1 && search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
+  const bool final_block = search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
+  const bool check_shapes = cfg_.output_reach == 1 && final_block;
   const int ops_after_loaders = static_cast<int>(cfg_.max_block_ops) - num_ins;
   // Searched ahead only above a block graph: there the same signature comes from each way that block
   // graph was built. Above the inputs and predefined ops alone signatures repeat little, and
   // searching them ahead would move most of the search into its first levels (and its first μGraph
   // after them).
-  const bool lookahead = closings_ && !state.kernel.blocks.empty() &&
-                         search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
+  const bool lookahead = closings_ && !state.kernel.blocks.empty() && final_block;
   thread_local std::vector<Launch> table;
   launch_table(state.kernel, ins.span(), table);
   const size_t first = out.size();
@@ -220,7 +220,7 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
         ++pruned.shape;
       } else if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
         ++pruned.memory;
-      } else if (last && !outputs_->may_save_output(grid, tiles.span(), ops_after_loaders)) {
+      } else if (check_shapes && !outputs_->may_save_output(grid, tiles.span(), ops_after_loaders)) {
         ++pruned.reach;
       } else if (lookahead && !may_close(state, st)) {
         ++pruned.reach;

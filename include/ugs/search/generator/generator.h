@@ -87,6 +87,7 @@ class Generator {
   // expressions (with the expression check of the last block graph on).
   bool saves_outputs(const State& state, uint32_t outs) const;
   bool subtree_closes(State& state, int depth, uint64_t& visited) const;
+  // Whether the search's stop flag is up.
   bool stopped() const;
   // Sets state.family from a symbolic opening step (clears it for a concrete one).
   void open_family(State& state, const Step& opening) const;
@@ -102,9 +103,10 @@ class Generator {
   // What the last block graph's tiles still lack of the outputs' expressions (output_symbols.h);
   // null when the check is off.
   std::unique_ptr<search_detail::OutputSymbols> symbols_;
-  // The signatures of last block graphs searched ahead, and whether each can close; null when off.
   expr::Oracle* oracle_;
+  // The search's stop flag (null: never stopped); the lookahead ends once it is up.
   const std::atomic<bool>* stop_;
+  // The signatures of last block graphs searched ahead, and whether each can close; null when off.
   std::unique_ptr<search_detail::ClosingMemo> closings_;
 };
 
