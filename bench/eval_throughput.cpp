@@ -44,12 +44,10 @@ double best_seconds(const ugs::KernelGraph& g, int threads, int reps) {
 }
 
 template <class A>
-void row(const char* what, const ugs::KernelGraph& g, int reps) {
+void row(const char* what, const ugs::KernelGraph& g, int reps, bool avx512 = false) {
   const double ops = static_cast<double>(ugs::scalar_ops(g));
   const double t1 = best_seconds<A>(g, 1, reps), t2 = best_seconds<A>(g, 2, reps);
-  const char* matmul = std::is_same_v<A, ugs::RealArith> ? "portable"
-                       : ugs::eval::field_matmul_avx512_on() ? "avx512"
-                                                              : "portable";
+  const char* matmul = !std::is_same_v<A, ugs::RealArith> && avx512 ? "avx512" : "portable";
   std::printf("%-8s %-8s %-9s %12.3g %10.4f %10.3g %10.4f %10.3g %8.2f\n", std::string(A::name).c_str(), what, matmul,
               ops, t1, ops / t1, t2, ops / t2, t1 / t2);
 }
@@ -72,17 +70,19 @@ int main(int argc, char** argv) {
   std::printf("evaluator throughput: %s (best of %d)\n", program.c_str(), reps);
   std::printf("%-8s %-8s %-9s %12s %10s %10s %10s %10s %8s\n", "field", "graph", "matmul", "scalar ops", "1 thr s",
               "ops/s", "2 thr s", "ops/s", "speedup");
-  // The field matmul with AVX-512 where the CPU has it, then the portable loop, side by side.
-  const bool avx512 = ugs::eval::field_matmul_avx512_on();
-  for (bool portable : {false, true}) {
-    if (portable && !avx512) break;
-    ugs::eval::set_field_matmul_avx512(!portable);
-    row<ugs::WideArith>("program", p.graph, reps);
-    row<ugs::WideArith>("mugraph", g, reps);
-    row<ugs::MirageArith>("program", p.graph, reps);
-    row<ugs::MirageArith>("mugraph", g, reps);
+  // The field matmul with AVX-512 where the CPU has it, then the portable loop, side by side; then
+  // what a search here would take, chosen per class of tiles by timing both on the μGraph's tiles.
+  for (bool avx512 : {true, false}) {
+    if (avx512 && !ugs::eval::field_matmul_avx512_available()) continue;
+    ugs::eval::set_field_matmul_avx512(avx512);
+    row<ugs::WideArith>("program", p.graph, reps, avx512);
+    row<ugs::WideArith>("mugraph", g, reps, avx512);
+    row<ugs::MirageArith>("program", p.graph, reps, avx512);
+    row<ugs::MirageArith>("mugraph", g, reps, avx512);
   }
-  ugs::eval::set_field_matmul_avx512(avx512);
+  ugs::eval::choose_field_matmul_by_timing();
+  best_seconds<ugs::WideArith>(g, 2, reps);
+  std::printf("the field matmul chosen by timing: %s\n", ugs::eval::field_matmul_choices().c_str());
   row<ugs::RealArith>("program", p.graph, reps);
   row<ugs::RealArith>("mugraph", g, reps);
   return 0;

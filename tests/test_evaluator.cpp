@@ -368,9 +368,10 @@ TEST(Evaluator, ResultsDoNotDependOnTheThreadCount) {
 // count a row block takes and columns that end mid-vector, and block graphs whose tiles of b are read
 // in place (row stride wider than the tile), 8 to 96 columns wide, under 2 to 13 rows of a.
 TEST(Evaluator, Avx512MatmulGivesThePortableLoopsBits) {
-  if (!eval::field_matmul_avx512_on()) GTEST_SKIP() << "this CPU has no AVX-512F: the portable loop is the only one";
+  if (!eval::field_matmul_avx512_available())
+    GTEST_SKIP() << "this CPU has no AVX-512F: the portable loop is the only one";
   struct Restore {
-    ~Restore() { eval::set_field_matmul_avx512(true); }
+    ~Restore() { eval::choose_field_matmul_by_timing(); }
   } restore;
   std::vector<KernelGraph> graphs;
   for (int32_t rows : {1, 2, 3, 4, 5, 7})
@@ -407,6 +408,32 @@ TEST(Evaluator, Avx512MatmulGivesThePortableLoopsBits) {
   };
   check(WideArith{});
   check(MirageArith{});
+}
+
+// The timed choice of the field matmul (field_matmul_choice.cpp): a class's first calls alternate
+// between the two and are reported; once they are in, every call takes the one reported faster.
+// Its own process (ctest runs each case apart), so no evaluation here has chosen before.
+TEST(Evaluator, FieldMatmulTakesTheFasterOfItsClassOnceTimed) {
+  if (!eval::field_matmul_avx512_available()) GTEST_SKIP() << "this CPU has no AVX-512F: nothing to choose";
+  int timed = 0, avx512 = 0;
+  for (eval::FieldMatmulPick pick; (pick = eval::pick_field_matmul(16, 1 << 16)).timed_class >= 0; ++timed) {
+    avx512 += pick.avx512;
+    eval::field_matmul_timed(pick, pick.avx512 ? 90 : 100);  // the kernel faster
+  }
+  EXPECT_EQ(timed, 4096);
+  EXPECT_EQ(avx512, 2048);
+  for (int call = 0; call < 8; ++call) {
+    const eval::FieldMatmulPick pick = eval::pick_field_matmul(9, 1 << 20);  // the same class
+    EXPECT_TRUE(pick.avx512);
+    EXPECT_LT(pick.timed_class, 0);
+  }
+  EXPECT_GE(eval::pick_field_matmul(64, 1 << 16).timed_class, 0);  // wide tiles: another class, not yet timed
+  eval::set_field_matmul_avx512(false);
+  EXPECT_FALSE(eval::pick_field_matmul(16, 1 << 16).avx512);
+  eval::choose_field_matmul_by_timing();
+  EXPECT_TRUE(eval::pick_field_matmul(16, 1 << 16).avx512);
+  EXPECT_NE(eval::field_matmul_choices().find("narrow strided tiles: avx512"), std::string::npos)
+      << eval::field_matmul_choices();
 }
 
 TEST(Evaluator, InputsAreSeededAndIndependentPerSeed) {

@@ -1,7 +1,6 @@
 #include "field_matmul_avx512.h"
 
 #include <algorithm>
-#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -20,19 +19,6 @@
 
 namespace ugs::eval {
 namespace {
-
-bool cpu_has_avx512() {
-#ifdef UGS_HAVE_AVX512_KERNEL
-  return __builtin_cpu_supports("avx512f");
-#else
-  return false;
-#endif
-}
-
-std::atomic<bool>& avx512_on() {
-  static std::atomic<bool> on{cpu_has_avx512()};
-  return on;
-}
 
 #ifdef UGS_HAVE_AVX512_KERNEL
 #define UGS_AVX512 [[gnu::target("avx512f")]]
@@ -130,9 +116,13 @@ UGS_AVX512 void rows_of_block(const FieldPair* a, const FieldPair* b, FieldPair*
 
 }  // namespace
 
-bool field_matmul_avx512_on() { return avx512_on().load(std::memory_order_relaxed); }
-
-void set_field_matmul_avx512(bool on) { avx512_on().store(on && cpu_has_avx512(), std::memory_order_relaxed); }
+bool field_matmul_avx512_available() {
+#ifdef UGS_HAVE_AVX512_KERNEL
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
 
 template <class F>
 void field_row_block_avx512(const FieldPair* a, const FieldPair* b, FieldPair* out, int rows, int64_t k,

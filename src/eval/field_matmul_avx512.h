@@ -4,16 +4,32 @@
 // several micro-ops; this one keeps a row block's accumulators in registers and reads each element of
 // b once for all its rows. The results are the portable loop's bits: the field is exact.
 #include <cstdint>
+#include <string>
 
 #include "ugs/field/field.h"
 
 namespace ugs::eval {
 
-// Whether matmul_tile takes this path: the CPU has AVX-512F and nothing turned it off.
-bool field_matmul_avx512_on();
-// Turns the path off or (where the CPU has it) on again: tests and the throughput benchmark compare it
-// with the portable loop. Not for use while evaluations run.
+// Whether this build and CPU have the kernel (AVX-512F).
+bool field_matmul_avx512_available();
+
+// Which of the two a matmul tile takes. Which is faster depends on the CPU and on the tile (on Intel
+// cores the portable loop's 64-bit multiplies split into several micro-ops; on AMD's Zen 4 they do
+// not, and the portable loop streams narrow tiles of a large input faster), so each class of tiles
+// (field_matmul_choice.cpp) times its first calls with both, alternately, and keeps the faster.
+// A call with timed_class >= 0 is one of those: the caller reports its time.
+struct FieldMatmulPick {
+  bool avx512 = false;
+  int timed_class = -1;
+};
+FieldMatmulPick pick_field_matmul(int64_t columns, int64_t row_stride_bytes);
+void field_matmul_timed(const FieldMatmulPick& pick, int64_t nanos);
+// Every tile takes the kernel (where available) or the portable loop, until choose_field_matmul_by_timing:
+// tests and the throughput benchmark compare the two. Not for use while evaluations run.
 void set_field_matmul_avx512(bool on);
+void choose_field_matmul_by_timing();
+// Per class, what the timing chose and the times it compared, in words.
+std::string field_matmul_choices();
 
 // out[i, j] = Σ_t a[i, t] b[t, j] for rows i < rows (1 to 4) and columns [j0, j1): a dense (row stride
 // k), b with row stride ldb, out with row stride n.

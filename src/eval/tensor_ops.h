@@ -5,6 +5,7 @@
 // variant: accumulators are folds added into their tile. Operands are read through views (tensor.h),
 // so a block's loaded tile is read in place in its input.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <type_traits>
@@ -150,10 +151,12 @@ UGS_VECTOR_INLINE void matmul_row_block(const A& ar, const typename A::Value* a,
 // out[.., i, j] = Σ_k a[.., i, k] b[.., k, j] for rows [r0, r1) (all dims before the last,
 // flattened) and columns [j0, j1), batch dims equal; a is dense. Every element is summed over k in
 // order, so float64 gives the same bits whatever the tiling.
+// `avx512`: a field matmul's row blocks take field_row_block_avx512 (matmul_tile picks it per
+// tile, pick_field_matmul).
 template <class A>
-UGS_VECTOR_CLONES void matmul_tile(const A& ar, const TensorView<typename A::Value>& a,
-                                   const TensorView<typename A::Value>& b, Tensor<typename A::Value>& out,
-                                   int64_t r0, int64_t r1, int64_t j0, int64_t j1) {
+UGS_VECTOR_CLONES void matmul_tile_with(const A& ar, const TensorView<typename A::Value>& a,
+                                        const TensorView<typename A::Value>& b, Tensor<typename A::Value>& out,
+                                        int64_t r0, int64_t r1, int64_t j0, int64_t j1, bool avx512) {
   const int64_t m = out.shape.dim4(2), n = out.shape.dim4(3), batch1 = out.shape.dim4(1);
   const MatmulRows mr{a.shape.dim4(3), b.strides[2]};
   const bool dense_b = mr.ldb == n;
@@ -165,7 +168,7 @@ UGS_VECTOR_CLONES void matmul_tile(const A& ar, const TensorView<typename A::Val
     const auto* pb = b.data + (matrix / batch1) * b.strides[0] + (matrix % batch1) * b.strides[1];
     auto* po = out.data.data() + r * n;
     if constexpr (std::is_same_v<typename A::Value, FieldPair>) {
-      if (field_matmul_avx512_on()) {
+      if (avx512) {
         field_row_block_avx512<typename A::Field>(pa, pb, po, static_cast<int>(rows), mr.k, mr.ldb, n, j0, j1);
         r += rows;
         continue;
@@ -185,6 +188,22 @@ UGS_VECTOR_CLONES void matmul_tile(const A& ar, const TensorView<typename A::Val
       }
     }
     r += rows;
+  }
+}
+
+template <class A>
+void matmul_tile(const A& ar, const TensorView<typename A::Value>& a, const TensorView<typename A::Value>& b,
+                 Tensor<typename A::Value>& out, int64_t r0, int64_t r1, int64_t j0, int64_t j1) {
+  if constexpr (std::is_same_v<typename A::Value, FieldPair>) {
+    const FieldMatmulPick pick =
+        pick_field_matmul(j1 - j0, b.strides[2] * static_cast<int64_t>(sizeof(FieldPair)));
+    if (pick.timed_class < 0) return matmul_tile_with(ar, a, b, out, r0, r1, j0, j1, pick.avx512);
+    const auto start = std::chrono::steady_clock::now();
+    matmul_tile_with(ar, a, b, out, r0, r1, j0, j1, pick.avx512);
+    field_matmul_timed(pick, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now() - start).count());
+  } else {
+    matmul_tile_with(ar, a, b, out, r0, r1, j0, j1, false);
   }
 }
 
