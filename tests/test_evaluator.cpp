@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "eval/block_emulator.h"
 #include "eval/field_matmul_avx512.h"
 #include "test_util.h"
 #include "ugs/eval/evaluator.h"
@@ -227,6 +228,39 @@ json single_block(json inputs, json grid, int loop, json in, json ops, json out)
   return {{"inputs", inputs},
           {"kernels", {{{"op", "block"}, {"grid", grid}, {"loop", loop}, {"in", in}, {"ops", ops}, {"out", out}}}},
           {"outputs", {static_cast<int>(inputs.size())}}};
+}
+
+// Blocks in lockstep (block_group_size): rmsnorm_linear's μGraph where W's rows are 8 KiB apart and
+// each block loads 8 of its columns, so groups of 8 blocks run together over the loop. Exact in the
+// field, on one thread and on two: each block reads its own tiles and keeps its own accumulators.
+TEST(BlockEmulation, BlocksInLockstepComputeWhatBlocksAloneDo) {
+  KernelGraph p;
+  p.add_input(Shape::of({2, 64}));
+  p.add_input(Shape::of({64, 1024}));
+  Op norm = mk(OpKind::RmsNorm), matmul = mk(OpKind::Matmul);
+  matmul.in = {2, 1};
+  p.add_op(norm);
+  p.add_op(matmul);
+  const int32_t out = 3;
+  p.set_outputs(std::span(&out, 1));
+  for (int loop : {4, 16}) {
+    SCOPED_TRACE("loop " + std::to_string(loop));
+    const KernelGraph g = graph(single_block(
+        {{2, 64}, {64, 1024}}, {128, 1, 1}, loop,
+        {{{"t", 0}, {"imap", {-1, -1, -1}}, {"fmap", 1}}, {{"t", 1}, {"imap", {1, -1, -1}}, {"fmap", 0}}},
+        {{{"op", "accum_rms_lastdim"}, {"in", {0}}}, {{"op", "matmul"}, {"in", {0, 1}}},
+         {{"op", "accum_sum"}, {"in", {3}}}, {{"op", "div"}, {"in", {4, 2}}}},
+        {{{"t", 5}, {"omap", {1, -1, -1}}}}));
+    const auto in = make_inputs<WideArith>(g, 3);
+    std::vector<const Tensor<FieldPair>*> ins = {&in[0], &in[1]};
+    EXPECT_EQ(eval::block_group_size(g.blocks[0], std::span<const Tensor<FieldPair>* const>(ins), 0, 2), 8);
+    const auto want = evaluate(WideArith{}, p, std::span(in));
+    for (int threads : {1, 2}) {
+      omp_set_num_threads(threads);
+      EXPECT_EQ(evaluate(WideArith{}, g, std::span(in))[0].data, want[0].data) << threads << " threads";
+    }
+    EXPECT_LT(float_rel_error(p, g, 5), 1e-12);
+  }
 }
 
 TEST(BlockEmulation, ReduceSumToAddsConsecutiveChunks) {

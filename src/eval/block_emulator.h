@@ -109,6 +109,9 @@ struct BlockTiles {
   std::vector<TensorView<V>> read;
   std::vector<uint8_t> copied;  // per loaded tile
 
+  // Not copied: a copy's views would read the original's tiles (a move keeps the buffers they read).
+  BlockTiles(const BlockTiles&) = delete;
+  BlockTiles(BlockTiles&&) noexcept = default;
   explicit BlockTiles(const BlockGraph& bg) : own(bg.tiles.size()), read(bg.tiles.size()), copied(bg.inputs.size()) {
     for (int i = 0; i < bg.inputs.size(); ++i) copied[i] = copied_when_loaded(bg, i);
     for (int t = 0; t < bg.tiles.size(); ++t) {
@@ -155,32 +158,39 @@ struct SharedValues {
   }
 };
 
-// One block's loop over one part of its ops: those computed once for all blocks (`shared_part`), or
-// those every block computes. The part's accumulators zeroed; at each iteration `before(it)`, the
-// loads `loads` marks, the part's loop-stage ops and accumulators, `after(it)`; then the part's rms
-// accumulators finished and its ops after the loop.
+// The loop of a group of blocks over one part of their ops: those computed once for all blocks
+// (`shared_part`), or those every block computes. Each block's accumulators of the part zeroed; at
+// each iteration, block after block: `before(b, it)`, the loads `loads` marks, the part's loop-stage
+// ops and accumulators, `after(b, it)`; then each block's rms accumulators finished and its ops after
+// the loop. The blocks run in lockstep over the iterations, each with its own tiles, so the group's
+// tiles of an input at one iteration are read together (block_group_size says why); each block's
+// ops run in the order one block alone runs them, so the bits are the same.
 template <class A, class Before, class After>
 void run_part(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
-              const Dim3& block, const std::vector<uint8_t>& shared, bool shared_part,
-              const std::vector<uint8_t>& loads, BlockTiles<typename A::Value>& tiles, uint64_t& zeros,
+              std::span<const Dim3> blocks, const std::vector<uint8_t>& shared, bool shared_part,
+              const std::vector<uint8_t>& loads, std::span<BlockTiles<typename A::Value>> tiles, uint64_t& zeros,
               Before before, After after) {
   const int ni = bg.inputs.size(), nk = bg.ops.size();
   auto mine = [&](int k) { return (shared[ni + k] != 0) == shared_part; };
-  for (int k = 0; k < nk; ++k)
-    if (mine(k) && stage_of(bg, k) == Stage::Accum) std::ranges::fill(tiles.own[ni + k].data, ar.zero());
-  for (int64_t it = 0; it < bg.loop; ++it) {
-    before(it);
-    for (int i = 0; i < ni; ++i)
-      if (loads[i] && (it == 0 || bg.inputs[i].fmap != kNoDim))
-        tiles.load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, block, it), bg.tiles[i].shape));
+  for (size_t b = 0; b < blocks.size(); ++b)
     for (int k = 0; k < nk; ++k)
-      if (mine(k) && stage_of(bg, k) != Stage::After) apply_tile(ar, bg, tiles, k, zeros);
-    after(it);
+      if (mine(k) && stage_of(bg, k) == Stage::Accum) std::ranges::fill(tiles[b].own[ni + k].data, ar.zero());
+  for (int64_t it = 0; it < bg.loop; ++it)
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      before(b, it);
+      for (int i = 0; i < ni; ++i)
+        if (loads[i] && (it == 0 || bg.inputs[i].fmap != kNoDim))
+          tiles[b].load(i, box_of(*in[i], load_origin(bg, i, in[i]->shape, blocks[b], it), bg.tiles[i].shape));
+      for (int k = 0; k < nk; ++k)
+        if (mine(k) && stage_of(bg, k) != Stage::After) apply_tile(ar, bg, tiles[b], k, zeros);
+      after(b, it);
+    }
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (int k = 0; k < nk; ++k)
+      if (mine(k) && bg.ops[k].kind == OpKind::AccumRmsLastdim) finish_rms(ar, bg, tiles[b], k, zeros);
+    for (int k = 0; k < nk; ++k)
+      if (mine(k) && stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles[b], k, zeros);
   }
-  for (int k = 0; k < nk; ++k)
-    if (mine(k) && bg.ops[k].kind == OpKind::AccumRmsLastdim) finish_rms(ar, bg, tiles, k, zeros);
-  for (int k = 0; k < nk; ++k)
-    if (mine(k) && stage_of(bg, k) == Stage::After) apply_tile(ar, bg, tiles, k, zeros);
 }
 
 // Computes the shared tiles as a block would (they read no block index), with only the loads they
@@ -206,7 +216,9 @@ SharedValues<typename A::Value> compute_shared(const A& ar, const BlockGraph& bg
                                   (in_table(k) && values.which.iterates[ni + k] ? bg.loop : 1));
   BlockTiles<V> tiles(bg);
   uint64_t z = 0;
-  run_part(ar, bg, in, Dim3{}, shared, true, feeds, tiles, z, [](int64_t) {}, [&](int64_t it) {
+  const Dim3 origin{};
+  run_part(ar, bg, in, std::span(&origin, 1), shared, true, feeds, std::span(&tiles, 1), z, [](size_t, int64_t) {},
+           [&](size_t, int64_t it) {
     for (int k = 0; k < nk; ++k) {
       const int t = ni + k;
       if (in_table(k) && (it == 0 || values.which.iterates[t]))
@@ -219,25 +231,27 @@ SharedValues<typename A::Value> compute_shared(const A& ar, const BlockGraph& bg
   return values;
 }
 
-// Runs one block: its part of the ops (the shared tiles read from `shared`, a loop-stage one at each
-// iteration's slot), then the savers. The tile of an input without fmap is the same at every
-// iteration: it is located once. A load only shared ops read is not made.
+// Runs a group of blocks (run_part): their part of the ops (the shared tiles read from `shared`, a
+// loop-stage one at each iteration's slot), then the savers. The tile of an input without fmap is the
+// same at every iteration: it is located once. A load only shared ops read is not made.
 template <class A>
-void run_one_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
-                   std::span<Tensor<typename A::Value>* const> out, const Dim3& block,
-                   const SharedValues<typename A::Value>& shared, BlockTiles<typename A::Value>& tiles,
-                   uint64_t& zeros) {
+void run_blocks(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
+                std::span<Tensor<typename A::Value>* const> out, std::span<const Dim3> blocks,
+                const SharedValues<typename A::Value>& shared, std::span<BlockTiles<typename A::Value>> tiles,
+                uint64_t& zeros) {
   const SharedTiles& which = shared.which;
-  auto read_loop_tiles = [&](int64_t it) {
+  auto read_loop_tiles = [&](size_t b, int64_t it) {
     if (!which.any) return;
     for (int k = 0; k < bg.ops.size(); ++k) {
       const int t = bg.inputs.size() + k;
-      if (which.shared[t] && stage_of(bg, k) == Stage::Loop) tiles.read[t] = shared.at(bg, t, it);
+      if (which.shared[t] && stage_of(bg, k) == Stage::Loop) tiles[b].read[t] = shared.at(bg, t, it);
     }
   };
-  run_part(ar, bg, in, block, which.shared, false, which.per_block, tiles, zeros, read_loop_tiles, [](int64_t) {});
-  for (int o = 0; o < bg.outputs.size(); ++o)
-    copy_box(tiles.read[bg.outputs[o].tile], *out[o], save_origin(bg, o, block));
+  run_part(ar, bg, in, blocks, which.shared, false, which.per_block, tiles, zeros, read_loop_tiles,
+           [](size_t, int64_t) {});
+  for (size_t b = 0; b < blocks.size(); ++b)
+    for (int o = 0; o < bg.outputs.size(); ++o)
+      copy_box(tiles[b].read[bg.outputs[o].tile], *out[o], save_origin(bg, o, blocks[b]));
 }
 
 // The grid axes, the one to vary fastest first. The blocks along an axis some input's imap leaves out
@@ -263,26 +277,54 @@ void read_shared(const BlockGraph& bg, const SharedValues<V>& shared, BlockTiles
   }
 }
 
+// How many blocks run_block runs in lockstep (run_part), consecutive along the grid's fastest axis
+// (block_axis_order). A tile loaded in place from an input whose rows lie a page or more apart is a
+// box of short rows, each a page from the last: a full-size weight split over hundreds of blocks
+// gives 8 columns, one cache line a row, and a block alone then streams it several times slower
+// than a wide tile. Where the fastest axis splits that input's last dim, the next blocks load the
+// lines next to its own: in lockstep the group reads each row's lines together. Enough blocks to
+// read 512 bytes a row, at most 16, and each of `threads` left four groups or more.
+template <class V>
+int64_t block_group_size(const BlockGraph& bg, std::span<const Tensor<V>* const> in, int axis, int threads) {
+  constexpr int64_t kValue = sizeof(V), kRowBytes = 512, kPage = 4096;
+  int64_t group = 1;
+  for (int i = 0; i < bg.inputs.size(); ++i) {
+    const Shape& src = in[i]->shape;
+    if (bg.inputs[i].imap[axis] != src.rank - 1 || src.last() * kValue < kPage) continue;
+    group = std::max(group, kRowBytes / (bg.tiles[i].shape.last() * kValue));
+  }
+  return std::clamp<int64_t>(std::min<int64_t>({group, 16, bg.grid[axis], bg.num_blocks() / (4 * threads)}), 1, 16);
+}
+
 template <class A>
 void run_block(const A& ar, const BlockGraph& bg, std::span<const Tensor<typename A::Value>* const> in,
                std::span<Tensor<typename A::Value>* const> out, uint64_t& zeros) {
   using V = typename A::Value;
   const std::array<int, 3> order = block_axis_order(bg);
   const int64_t nblocks = bg.num_blocks();
+  const int threads = nblocks > 1 && !omp_in_parallel() ? omp_get_max_threads() : 1;
+  const int64_t group = block_group_size(bg, in, order[0], threads);
+  const int64_t groups = (nblocks + group - 1) / group;
   const SharedValues<V> shared = compute_shared(ar, bg, in, zeros);
   uint64_t z = 0;
 #pragma omp parallel reduction(+ : z) if (nblocks > 1)
   {
-    BlockTiles<V> tiles(bg);
-    read_shared(bg, shared, tiles);
+    std::vector<BlockTiles<V>> tiles;
+    tiles.reserve(group);
+    for (int64_t b = 0; b < group; ++b) read_shared(bg, shared, tiles.emplace_back(bg));
+    std::vector<Dim3> blocks;
 #pragma omp for schedule(static)
-    for (int64_t blk = 0; blk < nblocks; ++blk) {
-      Dim3 b{};
-      for (int64_t rest = blk; int a : order) {
-        b[a] = static_cast<int32_t>(rest % bg.grid[a]);
-        rest /= bg.grid[a];
+    for (int64_t first = 0; first < groups; ++first) {
+      blocks.clear();
+      for (int64_t blk = first * group; blk < std::min(nblocks, (first + 1) * group); ++blk) {
+        Dim3& b = blocks.emplace_back();
+        for (int64_t rest = blk; int a : order) {
+          b[a] = static_cast<int32_t>(rest % bg.grid[a]);
+          rest /= bg.grid[a];
+        }
       }
-      run_one_block(ar, bg, in, out, b, shared, tiles, z);
+      run_blocks(ar, bg, in, out, std::span<const Dim3>(blocks), shared,
+                 std::span(tiles.data(), blocks.size()), z);
     }
   }
   zeros += z;
@@ -297,7 +339,7 @@ void run_some_blocks(const A& ar, const BlockGraph& bg, std::span<const Tensor<t
   const SharedValues<typename A::Value> shared = compute_shared(ar, bg, in, zeros);
   BlockTiles<typename A::Value> tiles(bg);
   read_shared(bg, shared, tiles);
-  for (const Dim3& b : blocks) run_one_block(ar, bg, in, out, b, shared, tiles, zeros);
+  for (const Dim3& b : blocks) run_blocks(ar, bg, in, out, std::span(&b, 1), shared, std::span(&tiles, 1), zeros);
 }
 
 }  // namespace ugs::eval
