@@ -85,16 +85,18 @@ TEST_P(Preset, StrategiesAgreeAndTheKnownGraphIsFound) {
       EXPECT_EQ(result.duplicates, 0u);
       EXPECT_EQ(result.totals.states, base.totals.states);
     }
-  // Symbolic: no more states than the concrete search without the closing lookahead (which searches
-  // concrete openings only), fewer where an opening has launches to share.
+  // Symbolic, with the closing lookahead and without: no more states than the concrete search the
+  // same way (a symbolic state stands for one concrete state or more), fewer where an opening has
+  // launches to share.
   const SearchResult concrete = run_preset(p, Strategy::Dfs, 1, false, false);
   EXPECT_EQ(hashes(concrete), hashes(base));
-  for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {
-    SCOPED_TRACE(std::string("symbolic ") + std::string(name_of(s)));
-    const SearchResult result = run_preset(p, s, s == Strategy::Dfs ? 1 : 2, true);
-    EXPECT_EQ(hashes(result), hashes(base));
-    EXPECT_LE(result.totals.states, concrete.totals.states);
-  }
+  for (bool lookahead : {true, false})
+    for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {
+      SCOPED_TRACE(std::string("symbolic ") + std::string(name_of(s)) + (lookahead ? " lookahead" : ""));
+      const SearchResult result = run_preset(p, s, s == Strategy::Dfs ? 1 : 2, true, lookahead);
+      EXPECT_EQ(hashes(result), hashes(base));
+      EXPECT_LE(result.totals.states, (lookahead ? base : concrete).totals.states);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Small, Preset, testing::ValuesIn(kSmall));
@@ -148,24 +150,26 @@ TEST_P(MirageSpace, StrategiesAgree) {
     EXPECT_EQ(hashes(result), base);
     EXPECT_EQ(result.totals.states, states);
   }
-  // The symbolic search against the concrete one without the closing lookahead (which searches
-  // concrete openings only).
+  // The symbolic search against the concrete one, with the closing lookahead (its cut made launch by
+  // launch before an opening gathers them) and without.
+  const uint64_t with_lookahead = states;
   cfg.closing_lookahead = 0;
   RunOptions dfs;
   const SearchResult concrete = run_search(p.graph, cfg, dfs);
   EXPECT_EQ(hashes(concrete), base);
-  states = concrete.totals.states;
   cfg.symbolic = 1;
-  for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {
-    SCOPED_TRACE(std::string("symbolic ") + std::string(name_of(s)));
-    RunOptions opt;
-    opt.strategy = s;
-    opt.threads = s == Strategy::Dfs ? 1 : 2;
-    const SearchResult result = run_search(p.graph, cfg, opt);
-    EXPECT_EQ(hashes(result), base);
-    EXPECT_LT(result.totals.states, states);
-    EXPECT_GT(result.totals.symbolic_states, 0u);
-  }
+  for (int lookahead : {1, 0})
+    for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {
+      SCOPED_TRACE(std::string("symbolic ") + std::string(name_of(s)) + (lookahead ? " lookahead" : ""));
+      cfg.closing_lookahead = lookahead;
+      RunOptions opt;
+      opt.strategy = s;
+      opt.threads = s == Strategy::Dfs ? 1 : 2;
+      const SearchResult result = run_search(p.graph, cfg, opt);
+      EXPECT_EQ(hashes(result), base);
+      EXPECT_LT(result.totals.states, lookahead ? with_lookahead : concrete.totals.states);
+      EXPECT_GT(result.totals.symbolic_states, 0u);
+    }
 }
 
 // The abstract-expression check prunes nothing it should keep: every μGraph found with it is found

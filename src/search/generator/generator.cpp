@@ -38,8 +38,9 @@ Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::
   if (cfg.expr_check == 1 && cfg.expr_reach == 1) {
     const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, program);
     symbols_ = std::make_unique<search_detail::OutputSymbols>(outputs, pool, cfg);
-    // The lookahead searches concrete openings; a symbolic one stands for many signatures.
-    if (oracle_ && cfg.closing_lookahead == 1 && cfg.symbolic == 0)
+    // The lookahead searches concrete openings: with symbolic openings, each launch's before the
+    // launches left are gathered into one (block_openings.cpp).
+    if (oracle_ && cfg.closing_lookahead == 1)
       closings_ = std::make_unique<search_detail::ClosingMemo>();
   }
 }

@@ -46,8 +46,9 @@ namespace ugs {
     "1: inside a block graph that must make the outputs, a state is pruned when the expression features "    \
     "its tiles lack of the outputs' take more ops than it has left (with expr_check 1); 0: never")          \
   X(closing_lookahead, 1, 0, 1,                                                                               \
-    "1 (with expr_reach 1, concrete openings): an opening of a block graph that must make the outputs is "   \
-    "pruned when its block ops, searched ahead once per signature, reach no closing that saves them; 0: never") \
+    "1 (with expr_reach 1): an opening of a block graph that must make the outputs is pruned (a symbolic "   \
+    "one, launch by launch) when its block ops, searched ahead once per signature, reach no closing that "   \
+    "saves them; 0: never")                                                                                   \
   X(symbolic, 0, 0, 1,                                                                                        \
     "1: a block graph opens with its inputs and maps, its grid and loop range left open until it closes "   \
     "(fewer states, the same μGraphs)")
