@@ -293,7 +293,7 @@ int64_t block_group_size(const BlockGraph& bg, std::span<const Tensor<V>* const>
     if (bg.inputs[i].imap[axis] != src.rank - 1 || src.last() * kValue < kPage) continue;
     group = std::max(group, kRowBytes / (bg.tiles[i].shape.last() * kValue));
   }
-  return std::clamp<int64_t>(std::min<int64_t>({group, 16, bg.grid[axis], bg.num_blocks() / (4 * threads)}), 1, 16);
+  return std::max<int64_t>(1, std::min<int64_t>({group, 16, bg.grid[axis], bg.num_blocks() / (4 * threads)}));
 }
 
 template <class A>

@@ -50,7 +50,8 @@ FieldMatmulPick pick_field_matmul(int64_t columns, int64_t row_stride_bytes) {
   const int64_t call = choice.calls.fetch_add(1, std::memory_order_relaxed);
   if (call >= kSamples) {  // the samples are in (a few may still be running): the faster in sum so far
     int expected = -1;
-    const int faster = choice.nanos[1].load(std::memory_order_relaxed) < choice.nanos[0].load(std::memory_order_relaxed);
+    const int faster =
+        choice.nanos[1].load(std::memory_order_relaxed) < choice.nanos[0].load(std::memory_order_relaxed);
     choice.chosen.compare_exchange_strong(expected, faster, std::memory_order_relaxed);
     return {choice.chosen.load(std::memory_order_relaxed) == 1, -1};
   }
@@ -75,7 +76,9 @@ std::string field_matmul_choices() {
   for (int cls = 0; cls < 4; ++cls) {
     const Choice& choice = choices().by_class[cls];
     const int chosen = choice.chosen.load(std::memory_order_relaxed);
-    auto ms = [&](int kernel) { return std::to_string(choice.nanos[kernel].load(std::memory_order_relaxed) / 1000000); };
+    auto ms = [&](int kernel) {
+      return std::to_string(choice.nanos[kernel].load(std::memory_order_relaxed) / 1000000);
+    };
     text += std::string(cls ? "; " : "") + kNames[cls] + ": " +
             (chosen < 0 ? "not yet chosen" : chosen ? "avx512" : "portable") + " (" + ms(1) + " ms against " +
             ms(0) + " ms, " + std::to_string(std::min(choice.calls.load(std::memory_order_relaxed), kSamples)) +
