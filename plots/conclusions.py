@@ -207,6 +207,14 @@ def frontier_paragraph(results):
             f"level {level['level']}); the largest peak was "
             f"{max(stat(r, 'peak_frontier_mib') for r in bfs):.0f} MiB. {len(chunked)} of {len(bfs)} bfs runs "
             f"passed the memory limit and searched a level in chunks.")
+    tested = [(r, lv) for r in bfs for lv in r.stats["levels"] if lv.get("fingerprint_calls", 0) > 0]
+    if tested:
+        run, lv = max(tested, key=lambda t: t[1]["fingerprints"])
+        per_call = max(t[1]["fingerprints"] / t[1]["fingerprint_calls"] for t in tested)
+        text += (f" The largest bulk test fingerprinted {lv['fingerprints']:,} completions of one level "
+                 f"({run.program}, level {lv['level']}, {run.backend} backend) in {lv['fingerprint_calls']:,} "
+                 f"backend calls; the most per call was {per_call:,.1f}. Where the backend does not ask for "
+                 "batches (the CPU on the `_small` programs), each completion is its own call.")
     if stopped:
         deepest = {f"{r.program} ({r.space})": max(lv["level"] for lv in r.stats["levels"]) for r in stopped}
         text += (" Stopped by their time limit, bfs runs had reached level " +

@@ -63,19 +63,27 @@ def expr_queries(results, setting):
 
 
 def frontier(results):
-    """Frontier size per level of the bfs runs (from stats.levels), one line per program."""
+    """Per level of the bfs runs (from stats.levels), one line per program: the frontier, the share of
+    candidates kept, and the bulk test: completions fingerprinted, and how many one backend call took."""
     with_levels = [r for r in where(results, strategy="bfs") if r.stats.get("levels")]
     if not with_levels:
         raise NoData("no bfs run with per-level statistics (stats.levels)")
-    fig, axes = panels(2, "bfs: frontier size and survivors per level", ncols=2, width=5.5)
+    fig, axes = panels(4, "bfs per level: frontier, survivors and the bulk fingerprint test", ncols=2, width=5.5)
     for (program,), rs in group(with_levels, "program").items():
         levels = sorted(min(rs, key=lambda r: r.workers).stats["levels"], key=lambda lv: lv["level"])
         xs = [lv["level"] for lv in levels]
         axes[0].plot(xs, [lv.get("frontier", 0) for lv in levels], marker="o", label=program)
         axes[1].plot(xs, [100 * lv.get("survivors", 0) / max(lv.get("candidates", 0), 1) for lv in levels],
                      marker="o", label=program)
+        # Levels without completions have no bulk test: left out, not drawn as zeros on a log axis.
+        tested = [lv for lv in levels if lv.get("fingerprints", 0) > 0 and lv.get("fingerprint_calls", 0) > 0]
+        axes[2].plot([lv["level"] for lv in tested], [lv["fingerprints"] for lv in tested], marker="o", label=program)
+        axes[3].plot([lv["level"] for lv in tested], [lv["fingerprints"] / lv["fingerprint_calls"] for lv in tested],
+                     marker="o", label=program)
     for ax, ylabel, log in ((axes[0], "states in the frontier (log scale)", True),
-                            (axes[1], "survivors / candidates (%)", False)):
+                            (axes[1], "survivors / candidates (%)", False),
+                            (axes[2], "completions fingerprinted (log scale)", True),
+                            (axes[3], "completions per backend call (log scale)", True)):
         ax.set_xlabel("level (steps from the inputs)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(ylabel)

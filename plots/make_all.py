@@ -35,7 +35,7 @@ FIGURES = [
     ("anytime", "Anytime: the best estimated cost found against time", fig_anytime.anytime, "all"),
     ("phases", "Time per phase", fig_search.phases, "setting"),
     ("expr_queries", "Abstract-expression queries: cache, structural rules, z3", fig_search.expr_queries, "setting"),
-    ("frontier", "bfs frontier size per level", fig_search.frontier, "main"),
+    ("frontier", "bfs per level: frontier, survivors and the bulk fingerprint test", fig_search.frontier, "main"),
     ("false_pass", "Verifier false-pass rate by field", fig_quality.false_pass, "main"),
     ("plan_costs", "Estimated cost of the reference plans and the best μGraph", fig_quality.plan_costs, "main"),
 ]

@@ -99,7 +99,20 @@ TEST(Bfs, StatesCarriedToTheNextBatchGiveTheSameLevels) {
         EXPECT_EQ(fed.levels[d].candidates, inline_run.levels[d].candidates);
         EXPECT_EQ(fed.levels[d].survivors, inline_run.levels[d].survivors);
         EXPECT_EQ(fed.levels[d].verified, inline_run.levels[d].verified);
+        EXPECT_EQ(fed.levels[d].fingerprints, inline_run.levels[d].fingerprints);
+        EXPECT_EQ(inline_run.levels[d].fingerprint_calls, inline_run.levels[d].fingerprints);  // one a call
       }
+      // The feed makes a call per chunk handed in while it is idle, and gathers what comes in while a
+      // call runs into the next: at most one call per completion (which level a call counts at may
+      // shift by a batch: calls are counted as they are waited for).
+      uint64_t fingerprints = 0, calls = 0;
+      for (const LevelStats& level : fed.levels) {
+        fingerprints += level.fingerprints;
+        calls += level.fingerprint_calls;
+      }
+      EXPECT_EQ(fingerprints, fed.totals.fingerprint_evals);
+      EXPECT_GT(calls, 0u);
+      EXPECT_LE(calls, fingerprints);
     }
     // Under a memory limit states are carried too, and finished at their depth before the schedule
     // moves to another: the same μGraphs from the same states.

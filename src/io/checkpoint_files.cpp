@@ -136,7 +136,8 @@ std::vector<CheckpointLevel> tree_from(const json& doc) {
 json header_json(const Checkpoint& checkpoint, json tree, json layers) {
   json levels = json::array(), found = json::array(), workers = json::array();
   for (const LevelStats& l : checkpoint.levels)
-    levels.push_back({l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s});
+    levels.push_back(
+        {l.level, l.frontier, l.candidates, l.survivors, l.bytes, l.verified, l.wall_s, l.fingerprints, l.fingerprint_calls});
   for (const KernelGraph& g : checkpoint.found) found.push_back(to_json(g));
   for (const Counters& w : checkpoint.workers) workers.push_back(counters_json(w));
   return {{"run_key", checkpoint.run_key},
@@ -311,11 +312,14 @@ Checkpoint read_checkpoint_file(const std::string& path, const GraphRules& rules
     checkpoint.current = field<int>(header.at("current"));
     checkpoint.counters = counters_from(header.at("counters"));
     for (const json& w : header.at("workers")) checkpoint.workers.push_back(counters_from(w));
-    for (const json& l : header.at("levels"))  // verified and wall_s came later: a checkpoint without them reads 0
+    // verified, wall_s and the fingerprint counts came later: a checkpoint without them reads 0
+    for (const json& l : header.at("levels"))
       checkpoint.levels.push_back({field<int>(l.at(0)), field<uint64_t>(l.at(1)), field<uint64_t>(l.at(2)),
                                    field<uint64_t>(l.at(3)), field<uint64_t>(l.at(4)),
                                    l.size() > 5 ? field<uint64_t>(l.at(5)) : 0,
-                                   l.size() > 6 ? field<double>(l.at(6)) : 0.0});
+                                   l.size() > 6 ? field<double>(l.at(6)) : 0.0,
+                                   l.size() > 7 ? field<uint64_t>(l.at(7)) : 0,
+                                   l.size() > 8 ? field<uint64_t>(l.at(8)) : 0});
     for (const json& g : header.at("found")) checkpoint.found.push_back(mugraph_from_json(g, path, rules));
     checkpoint.expr = expr_from(header.at("expr"));
     checkpoint.wall_s = field<double>(header.at("wall_s"));

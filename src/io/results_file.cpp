@@ -43,6 +43,8 @@ json stats_json(const SearchResult& result) {
                       {"survivors", l.survivors},
                       {"bytes", l.bytes},
                       {"verified", l.verified},
+                      {"fingerprints", l.fingerprints},
+                      {"fingerprint_calls", l.fingerprint_calls},
                       {"wall_s", l.wall_s}});
   json workers = json::array();
   for (size_t i = 0; i < result.workers.size(); ++i) {

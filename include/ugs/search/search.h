@@ -71,6 +71,9 @@ struct LevelStats {
   uint64_t bytes = 0;       // with ranks: bytes the ranks sent each other (children, z3 queries), summed
   uint64_t verified = 0;    // μGraphs confirmed among its states' completions
   double wall_s = 0;        // time spent on it (with ranks: the slowest rank's)
+  // The bulk test: its states' completions fingerprinted, in how many backend calls (batched: one
+  // per call of the fingerprint feed; otherwise one per completion).
+  uint64_t fingerprints = 0, fingerprint_calls = 0;
 };
 
 // One rank of a distributed search (results stats.ranks).

@@ -57,6 +57,7 @@ class Bfs {
   void level_done();  // a checkpoint, within the run's share for them
   void save(bool complete);
   uint64_t verified_count() const;  // μGraphs confirmed so far, over the workers
+  uint64_t fingerprint_count() const;  // completions fingerprinted so far, over the workers
   uint64_t states_count() const;    // states visited so far, over the workers
 
   const Engine& engine_;
@@ -179,6 +180,8 @@ bool Bfs::expand(int depth, size_t states, bool drain) {
   const auto start = Clock::now();
   before_batch_ = committed();
   const uint64_t verified_before = verified_count(), states_before = states_count();
+  const uint64_t fingerprints_before = fingerprint_count();
+  const uint64_t calls_before = completions_.backend_calls(fingerprints_before);
   if (result_.levels.size() <= static_cast<size_t>(depth)) result_.levels.resize(depth + 1);
   LevelStats& stats = result_.levels[depth];
   stats.level = depth;
@@ -200,6 +203,9 @@ bool Bfs::expand(int depth, size_t states, bool drain) {
   }
   stats.frontier += states_count() - states_before;  // those it finished, unless cut short
   stats.verified += verified_count() - verified_before;
+  const uint64_t fingerprints = fingerprint_count();
+  stats.fingerprints += fingerprints - fingerprints_before;
+  stats.fingerprint_calls += completions_.backend_calls(fingerprints) - calls_before;
   stats.wall_s += seconds_since(start);
   return !cut_;
 }
@@ -227,6 +233,12 @@ void Bfs::keep_children(int depth) {
 uint64_t Bfs::verified_count() const {
   uint64_t n = collector_.counters.verified;
   for (const Worker& w : workers_) n += w.counters.verified;
+  return n;
+}
+
+uint64_t Bfs::fingerprint_count() const {
+  uint64_t n = collector_.counters.fingerprint_evals;
+  for (const Worker& w : workers_) n += w.counters.fingerprint_evals;
   return n;
 }
 

@@ -62,7 +62,9 @@ void Completions::verify(const Batch& batch, Team& team) {
 // overlapped the expansion.
 void Completions::fingerprint(const Batch& batch) {
   const auto start = Clock::now();
-  collector_.counters.phase_s.fingerprint += feed_->wait(batch.draining ? FingerprintFeed::kAll : before_mark_).call_s;
+  const FingerprintFeed::Done done = feed_->wait(batch.draining ? FingerprintFeed::kAll : before_mark_);
+  collector_.counters.phase_s.fingerprint += done.call_s;
+  feed_calls_ += done.calls;
   wait_s_ += seconds_since(start);
   graphs_.clear();
   owner_.clear();

@@ -62,6 +62,9 @@ class Completions {
   void carry(const Batch& batch, std::vector<NodeId>& carried);
   // The time the engine waited for the feed's calls.
   double wait_s() const { return wait_s_; }
+  // The backend calls that fingerprinted completions so far: the feed's (batched), or one per
+  // completion fingerprinted (otherwise: the expander's, one candidate a call).
+  uint64_t backend_calls(uint64_t fingerprints) const { return batched_ ? feed_calls_ : fingerprints; }
 
  private:
   void fingerprint(const Batch& batch);
@@ -80,6 +83,7 @@ class Completions {
   size_t before_chunks_ = 0;  // the chunks of fed_[1 - now_] (the batch before's own)
   uint64_t before_mark_ = 0;  // the feed's add() calls before the running batch's
   double wait_s_ = 0;
+  uint64_t feed_calls_ = 0;
   std::vector<uint8_t> verified_;  // per batch state: one of its completions passed confirmation
   std::vector<const KernelGraph*> graphs_;  // the batch's completions, fingerprinted together
   std::vector<uint32_t> owner_;             // the batch state each came from

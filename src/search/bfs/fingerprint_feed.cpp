@@ -67,6 +67,7 @@ void FingerprintFeed::run() {
     lock.lock();
     if (error && !error_) error_ = error;
     done_.call_s += s;
+    ++done_.calls;
     for (const Item& it : items) done_.graphs += it.graphs.size();
     finished_ += items.size();
     items.clear();

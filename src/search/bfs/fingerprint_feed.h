@@ -36,7 +36,7 @@ class FingerprintFeed {
 
   struct Done {
     double call_s = 0;  // in backend calls since the last wait()
-    uint64_t graphs = 0;
+    uint64_t graphs = 0, calls = 0;
   };
   // The add() calls so far, for a later wait().
   uint64_t mark();

@@ -46,6 +46,8 @@ void unpack(const std::string& msg, SearchResult& result, std::vector<FoundGraph
     total.survivors += row.survivors;
     total.bytes += row.bytes;
     total.verified += row.verified;
+    total.fingerprints += row.fingerprints;
+    total.fingerprint_calls += row.fingerprint_calls;
     total.wall_s = std::max(total.wall_s, row.wall_s);
   }
   result.duplicates += in.get<uint64_t>();
