@@ -282,6 +282,26 @@ class ConclusionsTest(unittest.TestCase):
         self.assertIn("made 0 z3 calls in all", text)
         self.assertIn("dfs-mpi 1.60× over 1 programs", text)
         self.assertNotIn("variant", text)  # the plain comparisons leave the variant runs out
+        self.assertNotIn("the bulk test is why", text)  # no bfs run fingerprinted in batches
+
+    def test_a_win_by_the_bulk_test_says_so(self):
+        def with_fingerprints(run, seconds, calls):
+            run.stats.update({"fingerprint_evals": 100, "phase_s": {"fingerprint": seconds}})
+            if run.strategy == "bfs":
+                run.stats["levels"] = [{"level": d, "frontier": 10, "fingerprints": n, "fingerprint_calls": calls or n}
+                                       for d, n in ((3, 40), (4, 60))]
+            return run
+
+        for calls, said in ((4, True), (None, False)):  # batches of up to 15, or one completion a call
+            runs = [self.run_of("a", "dfs", 1, 8.0), with_fingerprints(self.run_of("a", "bfs", 2, 1.0), 1.0, calls),
+                    with_fingerprints(self.run_of("a", "dfs-omp", 2, 2.0), 4.0, 100)]
+            text = "\n".join(self.conclusions.conclusions(runs))
+            # bfs: 1 s of feed calls on 2 threads over 100 completions; dfs-omp: 4 thread-seconds over 100
+            sentence = ("Where bfs wins most (a, 2.00×), the bulk test is why: its 100 completions took 20.0 ms of "
+                        "thread time each to fingerprint, in batches of up to 15, against 40.0 ms each one at a "
+                        "time in dfs-omp.")
+            self.assertEqual(sentence in text, said, text)
+            self.assertEqual("the bulk test is why" in text, said)
 
 
 class SpacesSectionTest(unittest.TestCase):
