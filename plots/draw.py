@@ -10,8 +10,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
+# A fixed salt for the SVGs' clip-path ids, and no date in them (save): the same results draw the same
+# files, so a rebuilt report changes only where its figures do.
 plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "figure.titlesize": 12,
-                     "svg.fonttype": "none", "axes.grid": True, "grid.alpha": 0.3})
+                     "svg.fonttype": "none", "svg.hashsalt": "ugsearch", "axes.grid": True, "grid.alpha": 0.3})
 
 
 LOG_FLOOR = 0.5  # bottom of log-scale bar axes, so that a count of 1 still shows
@@ -87,7 +89,7 @@ def save(fig, out_dir, name):
     fig.tight_layout()
     paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("png", "svg")]
     for path in paths:
-        fig.savefig(path, dpi=150)
+        fig.savefig(path, dpi=150, metadata={"Date": None} if path.endswith(".svg") else None)
     plt.close(fig)
     return paths
 
