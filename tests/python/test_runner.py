@@ -257,7 +257,10 @@ class RunnerTest(unittest.TestCase):
         sys.path.insert(0, os.path.join(ROOT, "experiments"))
         from runner import matrix as matrices
         m = matrices.load("paper", os.path.join(ROOT, "experiments", "matrices"))
-        self.assertEqual(len(m.cells), 132)
+        self.assertEqual(len(m.cells), 173)
+        # The committed run of it (the report's): one results file per cell.
+        ref = os.path.join(ROOT, "experiments", "reference", "paper", "cells")
+        self.assertEqual(sorted(n[:-len(".json.gz")] for n in os.listdir(ref)), sorted(c.id for c in m.cells))
         mirage = [c for c in m.cells if c.space == "mirage" and not c.label]
         self.assertEqual({c.strategy for c in mirage}, {"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"})
         self.assertEqual({(c.threads, c.ranks) for c in mirage}, {(1, 1), (2, 1), (1, 2)})
