@@ -22,6 +22,13 @@ TEST(ClosingLookahead, GqaSmallMirageFindsTheSameWithAFractionOfTheStates) {
   EXPECT_EQ(with.totals.fingerprint_evals, without.totals.fingerprint_evals);
   // States expanded plus those searched ahead: well under half.
   EXPECT_LT(2 * (with.totals.states + with.lookahead_states), without.totals.states);
+  // Most signatures cannot close, and their exhaustive searches are most of the states searched
+  // ahead; the memo answers more openings than it searches.
+  EXPECT_GT(with.lookahead_closing, 0u);
+  EXPECT_LT(10 * with.lookahead_closing, with.lookahead_signatures);
+  EXPECT_LT(2 * with.lookahead_closing_states, with.lookahead_states);
+  EXPECT_GT(with.lookahead_answered, with.lookahead_signatures);
+  EXPECT_EQ(without.lookahead_answered, 0u);
 }
 
 }  // namespace

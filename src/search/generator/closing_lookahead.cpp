@@ -64,13 +64,20 @@ bool Generator::may_close(const State& state, const Step& opening) const {
   State opened = apply(state, opening);  // searched in place: the walk takes back every op it adds
   const int64_t savers = search_detail::savers_allowed(opened.kernel, opened.block, program_.outputs.size(), cfg_);
   const search_detail::OpeningSignature key = signature_of(opened, savers);
-  if (const std::optional<bool> known = closings_->find(key)) return *known;
+  if (const std::optional<bool> known = closings_->find(key)) {
+    closings_->answered.fetch_add(1, std::memory_order_relaxed);
+    return *known;
+  }
   uint64_t visited = 0;
   const bool closes = subtree_closes(opened, 0, visited);
   if (stopped()) return true;  // the search may have ended early: not an answer to remember
   closings_->add(key, closes);
   closings_->signatures.fetch_add(1, std::memory_order_relaxed);
   closings_->states.fetch_add(visited, std::memory_order_relaxed);
+  if (closes) {
+    closings_->closing.fetch_add(1, std::memory_order_relaxed);
+    closings_->closing_states.fetch_add(visited, std::memory_order_relaxed);
+  }
   return closes;
 }
 
@@ -78,7 +85,9 @@ bool Generator::stopped() const { return stop_ && stop_->load(std::memory_order_
 
 Generator::LookaheadStats Generator::lookahead_stats() const {
   if (!closings_) return {};
-  return {closings_->signatures.load(std::memory_order_relaxed), closings_->states.load(std::memory_order_relaxed)};
+  const auto read = [](const std::atomic<uint64_t>& n) { return n.load(std::memory_order_relaxed); };
+  return {read(closings_->signatures), read(closings_->states), read(closings_->closing),
+          read(closings_->closing_states), read(closings_->answered)};
 }
 
 // The block-level part of close_steps' checks (the kernel-level ones differ between the kernel graphs

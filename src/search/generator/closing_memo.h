@@ -31,8 +31,10 @@ class ClosingMemo {
   std::optional<bool> find(const OpeningSignature& key) const;
   void add(const OpeningSignature& key, bool closes);
 
-  // Counted by the searches ahead: signatures searched, and the states they visited.
-  std::atomic<uint64_t> signatures{0}, states{0};
+  // Counted by the searches ahead: signatures searched, and the states they visited; of those, the
+  // signatures that can close and their states (a search that closes stops at its first closing);
+  // and the openings answered from the memo, without a search.
+  std::atomic<uint64_t> signatures{0}, states{0}, closing{0}, closing_states{0}, answered{0};
 
  private:
   struct Hash {

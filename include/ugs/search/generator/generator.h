@@ -59,9 +59,10 @@ class Generator {
   // any order with equal shapes (one graph per matching order), outputs in program order.
   void completions(const State& state, std::vector<KernelGraph>& out) const;
 
-  // The closing lookahead's work so far: signatures searched, and states visited doing so.
+  // The closing lookahead's work so far: signatures searched, and states visited doing so; of
+  // those, the signatures that can close and their states; and openings answered from the memo.
   struct LookaheadStats {
-    uint64_t signatures = 0, states = 0;
+    uint64_t signatures = 0, states = 0, closing = 0, closing_states = 0, answered = 0;
   };
   LookaheadStats lookahead_stats() const;
 
