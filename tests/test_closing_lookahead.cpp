@@ -21,14 +21,14 @@ TEST(ClosingLookahead, GqaSmallMirageFindsTheSameWithAFractionOfTheStates) {
   EXPECT_EQ(test::hashes(dfs_omp), test::hashes(without));
   EXPECT_EQ(with.totals.fingerprint_evals, without.totals.fingerprint_evals);
   // States expanded plus those searched ahead: well under half.
-  EXPECT_LT(2 * (with.totals.states + with.lookahead_states), without.totals.states);
+  EXPECT_LT(2 * (with.totals.states + with.lookahead.states), without.totals.states);
   // Most signatures cannot close, and their exhaustive searches are most of the states searched
   // ahead; the memo answers more openings than it searches.
-  EXPECT_GT(with.lookahead_closing, 0u);
-  EXPECT_LT(10 * with.lookahead_closing, with.lookahead_signatures);
-  EXPECT_LT(2 * with.lookahead_closing_states, with.lookahead_states);
-  EXPECT_GT(with.lookahead_answered, with.lookahead_signatures);
-  EXPECT_EQ(without.lookahead_answered, 0u);
+  EXPECT_GT(with.lookahead.closing, 0u);
+  EXPECT_LT(10 * with.lookahead.closing, with.lookahead.signatures);
+  EXPECT_LT(2 * with.lookahead.closing_states, with.lookahead.states);
+  EXPECT_GT(with.lookahead.answered, with.lookahead.signatures);
+  EXPECT_EQ(without.lookahead.answered, 0u);
 }
 
 }  // namespace

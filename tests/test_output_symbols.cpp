@@ -177,9 +177,9 @@ TEST(ClosingLookahead, FingerprintsTheSameCompletionsWithFewerStates) {
     EXPECT_EQ(with.totals.fingerprint_evals, without.totals.fingerprint_evals);
     EXPECT_GT(with.totals.fingerprint_evals, 0u);
     EXPECT_LT(with.totals.states, without.totals.states);
-    EXPECT_GT(with.lookahead_signatures, 0u);
-    EXPECT_GT(with.lookahead_states, with.lookahead_signatures);
-    EXPECT_EQ(without.lookahead_signatures, 0u);
+    EXPECT_GT(with.lookahead.signatures, 0u);
+    EXPECT_GT(with.lookahead.states, with.lookahead.signatures);
+    EXPECT_EQ(without.lookahead.signatures, 0u);
   }
 }
 

@@ -134,12 +134,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
     }
   }
   gather(workers, collector, cost_gpu, within, start, result);
-  const Generator::LookaheadStats lookahead = gen.lookahead_stats();
-  result.lookahead_signatures = lookahead.signatures;
-  result.lookahead_states = lookahead.states;
-  result.lookahead_closing = lookahead.closing;
-  result.lookahead_closing_states = lookahead.closing_states;
-  result.lookahead_answered = lookahead.answered;
+  result.lookahead = gen.lookahead_stats();
   uint64_t hits = collector.expr_cache_hits;
   for (const Worker& worker : workers) hits += worker.expr_cache_hits;
   oracle.add_cache_hits(hits);

@@ -115,11 +115,9 @@ struct SearchResult {
   expr::OracleStats expr;
   uint64_t duplicates = 0;  // results found more than once (a generator bug if ever non-zero)
   uint64_t middle_states = 0;  // dfs-static: states dealt to the threads
-  // The closing lookahead (closing_memo.h) of this process: signatures it searched and the states it
-  // visited doing so (not in totals.states), the signatures of those that can close and their states,
-  // and the openings answered from its memo. A resumed run counts only its own.
-  uint64_t lookahead_signatures = 0, lookahead_states = 0;
-  uint64_t lookahead_closing = 0, lookahead_closing_states = 0, lookahead_answered = 0;
+  // The closing lookahead (closing_memo.h) of this process; its states are not in totals.states. A
+  // resumed run counts only its own.
+  Generator::LookaheadStats lookahead;
   double wall_s = 0, peak_rss_mib = 0;
   // When the first μGraph was confirmed, and the best one (the first of `mugraphs`), in seconds into
   // the run; -1 without μGraphs. A resumed run dates what its checkpoint brought at the checkpoint.
