@@ -111,7 +111,11 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   const bool serial_driver = opt.strategy == Strategy::Dfs || opt.strategy == Strategy::Bfs;
   omp_set_num_threads(serial_driver ? opt.threads : 1);
   std::deque<Worker> workers;
-  for (int t = 0; t < (opt.strategy == Strategy::Dfs ? 1 : opt.threads); ++t) workers.emplace_back().id = t;
+  for (int t = 0; t < (opt.strategy == Strategy::Dfs ? 1 : opt.threads); ++t) {
+    Worker& worker = workers.emplace_back();
+    worker.id = t;
+    if (opt.strategy != Strategy::Bfs) worker.fingerprints = verifier.backend().make_context();  // bfs: its expander's
+  }
   Worker collector;
   SearchResult result;
   search_detail::LevelProgress levels;

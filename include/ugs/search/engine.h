@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -87,6 +88,10 @@ struct alignas(64) Worker {
   std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
   std::vector<KernelGraph> completions;      // scratch
   KernelPrices prices;                       // the cost bound's memo of the states it met
+  // What the backend keeps of this thread's last candidate (the depth-first drivers'; null: nothing):
+  // a depth-first thread's candidates follow one another down one subtree and mostly begin with the
+  // same kernel ops, evaluated once (Mirage's verifier evaluates each candidate from its inputs).
+  std::unique_ptr<FingerprintContext> fingerprints;
   PhaseClock clock;
   Clock::time_point busy_since;
   // Queries `visit` answered from the oracle's cache, told to the oracle once, after the run: a shared
@@ -114,8 +119,8 @@ struct alignas(64) Worker {
 // Fingerprints the μGraphs one state completes, one at a time; the first that matches and passes
 // confirmation is recorded in `worker`. True if one did (then the state is not extended, as in Mirage).
 // A confirmation the stop cuts short (`stop`: null where the caller must finish, as bfs under ranks)
-// records nothing and ends the loop. With a context (bfs), the backend may reuse the work of the
-// thread's previous candidates.
+// records nothing and ends the loop. With a context, the backend may reuse the work of the thread's
+// previous candidates.
 bool verify_completions(const Engine& engine, std::span<const KernelGraph> completions, Worker& worker,
                         const std::atomic<bool>* stop, FingerprintContext* ctx = nullptr);
 // Counts `state`, verifies the μGraphs it completes, and leaves in `children` the steps from it that

@@ -87,7 +87,7 @@ void visit(const Engine& engine, const State& state, Worker& worker, std::vector
   worker.completions.clear();
   engine.gen.completions(state, worker.completions);
   // As Mirage, a verified μGraph is not extended; a stopped run generates nothing more.
-  if (verify_completions(engine, worker.completions, worker, &engine.stop) ||
+  if (verify_completions(engine, worker.completions, worker, &engine.stop, worker.fingerprints.get()) ||
       engine.stop.load(std::memory_order_relaxed))
     return;
   if (reach == CostBound::Reach::Completions) {
