@@ -8,7 +8,9 @@
 
 #include "cuda_cases.h"
 #include "test_util.h"
+#include "ugs/eval/evaluator.h"
 #include "ugs/eval/prefix_plan.h"
+#include "ugs/field/exp_table.h"
 
 namespace ugs {
 namespace {
@@ -135,6 +137,49 @@ TEST(PrefixPlan, AMatchOnlyCallCutsMutantsAndGivesTheSameMatches) {
     }
   }
   EXPECT_GT(cut, 0u);
+}
+
+// The look at a graph whose last block graph reads a block graph before it evaluates that one only
+// where the look reads it (evaluate_sampled_cone): the look's verdict is the one it gives with that
+// op evaluated whole, against the program's outputs and against outputs changed where the look's
+// first block saves. It applies to gqa_small's `mirage` μGraph (its first block graph's 128 blocks, of
+// which the second one's first and last blocks read 32); the backend's look then keeps its match.
+TEST(PrefixPlan, TheLookEvaluatesTheBlockGraphBeforeTheLastOnlyWhereItReads) {
+  const Program p = load_program("gqa_small");
+  std::vector<KernelGraph> graphs = test::reference_batch("gqa_small", true);
+  graphs.push_back(test::reference("gqa_small_mirage"));
+  const FingerprintSetup setup = FingerprintSetup::make(p.graph, FieldKind::Wide, 3);
+  WideArith ar;
+  ar.omega = setup.omega;
+  const std::vector<uint32_t> exp = exp_table<WideArith>(setup.omega);
+  ar.exp_table = exp.data();
+  const auto inputs = std::span<const Tensor<FieldPair>>(setup.inputs);
+  std::vector<Tensor<FieldPair>> changed = setup.want;
+  changed[0].data[0].p ^= 1;
+  size_t applied = 0, cut = 0;
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const KernelGraph& g = graphs[i];
+    const int producer = static_cast<int>(g.ops.size()) - 2;
+    if (producer < 0 || static_cast<size_t>(g.outputs.size()) != setup.want.size()) continue;
+    for (const auto& want : {std::span<const Tensor<FieldPair>>(setup.want), std::span<const Tensor<FieldPair>>(changed)}) {
+      std::vector<Tensor<FieldPair>> whole, partial;
+      evaluate_ops_range(ar, g, inputs, whole, 0, producer + 1);
+      evaluate_ops_range(ar, g, inputs, partial, 0, producer);
+      if (!evaluate_sampled_cone(ar, g, inputs, partial, producer)) continue;
+      ++applied;
+      const bool agree = sampled_outputs_agree(ar, g, inputs, whole, want);
+      ASSERT_EQ(sampled_outputs_agree(ar, g, inputs, partial, want), agree) << "graph " << i;
+      cut += !agree;
+    }
+  }
+  EXPECT_GE(applied, 2u);
+  EXPECT_GE(cut, 1u);
+  const auto backend = make_cpu_backend(FingerprintSetup::make(p.graph, FieldKind::Wide, 3));
+  const KernelGraph* reference = &graphs.back();
+  Fingerprints quick;
+  quick.match_only = true;
+  backend->fingerprint(std::span(&reference, 1), quick);
+  EXPECT_EQ(quick.match[0], 1);
 }
 
 // A graph cut in its last op leaves that op's tensors unmade or partial: the next graph that begins

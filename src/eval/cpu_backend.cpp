@@ -6,7 +6,8 @@
 // parallelism over blocks and rows. A caller that reads only the matches lets a graph whose last op
 // is a block graph be looked at in two of its blocks first: most candidates differ from the program
 // there, and are then not evaluated further (at full size, a candidate's whole grid takes up to a
-// second; two blocks, next to nothing).
+// second; two blocks, next to nothing). A block graph before it that it reads is evaluated, for the
+// look, only in the blocks those two read (evaluate_sampled_cone).
 #include <omp.h>
 
 #include <algorithm>
@@ -106,7 +107,9 @@ class CpuBackend final : public Backend {
  private:
   // `graph` from op `from` on; the tensors and hashes of the ops before it are the previous graph's.
   // With `quick`, a graph that differs from the program where two blocks of its last op save is cut
-  // there: no match, its last op's hashes 0. Returns the leading ops whose tensors are now whole.
+  // there: no match, the hashes of its ops from the first one left partial 0 (the last op's, and the
+  // op before it where that was evaluated only where the look reads it). Returns the leading ops
+  // whose tensors are now whole.
   int one(const KernelGraph& graph, int from, std::vector<Tensor<FieldPair>>& computed, const uint64_t* before,
           uint64_t* hashes, uint8_t& match, bool quick) const {
     const int ops = graph.ops.size(), last = ops - 1;
@@ -117,15 +120,19 @@ class CpuBackend final : public Backend {
       const auto inputs = std::span<const Tensor<FieldPair>>(setup_.inputs);
       int start = from;
       if (quick && from <= last && worth_a_look(graph)) {
-        evaluate_ops_range(ar, graph, inputs, computed, from, last);
+        // The op before the last, when it is the block graph the last reads, only where the look reads it.
+        const int producer = last - 1;
+        const bool cone = producer >= from && (evaluate_ops_range(ar, graph, inputs, computed, from, producer),
+                                               evaluate_sampled_cone(ar, graph, inputs, computed, producer));
+        if (!cone) evaluate_ops_range(ar, graph, inputs, computed, std::max(from, producer), last);
         if (!sampled_outputs_agree(ar, graph, inputs, computed, std::span<const Tensor<FieldPair>>(setup_.want)))
-          whole = last;
-        start = last;
+          whole = cone ? producer : last;
+        start = cone ? producer : last;
       }
       if (whole == ops) evaluate_ops_range(ar, graph, inputs, computed, start, ops);
       for (int t = 0; t < graph.num_inputs; ++t) hashes[t] = input_hashes_[t];
       const int kept = from == 0 ? 0 : graph.ops[from - 1].first_out + graph.ops[from - 1].num_out - graph.num_inputs;
-      const int made = whole == last ? graph.ops[last].first_out - graph.num_inputs : static_cast<int>(computed.size());
+      const int made = whole < ops ? graph.ops[whole].first_out - graph.num_inputs : static_cast<int>(computed.size());
       for (int k = 0; k < static_cast<int>(computed.size()); ++k)
         hashes[graph.num_inputs + k] = k < kept   ? before[graph.num_inputs + k]
                                        : k < made ? tensor_hash(computed[k].data.data(), computed[k].numel(),

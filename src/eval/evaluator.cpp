@@ -93,6 +93,87 @@ void evaluate_ops_from(const A& ar, const KernelGraph& graph, std::span<const Te
   evaluate_ops_range(ar, graph, inputs, computed, from, graph.ops.size(), stats);
 }
 
+std::vector<Dim3> sampled_blocks(const BlockGraph& bg) {
+  const Dim3 first{0, 0, 0}, end{bg.grid[0] - 1, bg.grid[1] - 1, bg.grid[2] - 1};
+  return first == end ? std::vector<Dim3>{first} : std::vector<Dim3>{first, end};
+}
+
+namespace {
+
+// A box [lo, hi) of a tensor, in 4-D coordinates.
+struct Box4 {
+  Index4 lo{}, hi{};
+  bool meets(const Box4& o) const {
+    for (int d = 0; d < 4; ++d)
+      if (hi[d] <= o.lo[d] || o.hi[d] <= lo[d]) return false;
+    return true;
+  }
+};
+
+Box4 box_at(const Index4& origin, const Shape& extent) {
+  Box4 box{origin, origin};
+  for (int d = 0; d < 4; ++d) box.hi[d] += extent.dim4(d);
+  return box;
+}
+
+// What block `block` of bg reads of its input i over all its loop iterations: the first iteration's
+// tile to the last's (a tile moves along its fmap only).
+Box4 read_box(const BlockGraph& bg, int i, const Shape& src, const Dim3& block) {
+  const Shape& tile = bg.tiles[i].shape;
+  Box4 box = box_at(eval::load_origin(bg, i, src, block, 0), tile);
+  const Box4 last = box_at(eval::load_origin(bg, i, src, block, bg.loop - 1), tile);
+  for (int d = 0; d < 4; ++d) box.hi[d] = std::max(box.hi[d], last.hi[d]);
+  return box;
+}
+
+}  // namespace
+
+// The blocks of the producer whose saves meet a box that the look's blocks of the last op read.
+template <class A>
+bool evaluate_sampled_cone(const A& ar, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
+                           std::vector<Tensor<typename A::Value>>& computed, int producer) {
+  using T = Tensor<typename A::Value>;
+  const KernelOp &made = graph.ops[producer], &last = graph.ops[graph.ops.size() - 1];
+  if (made.op.kind != OpKind::Block || last.op.kind != OpKind::Block) return false;
+  const auto from_producer = [&](int32_t t) { return t >= made.first_out && t < made.first_out + made.num_out; };
+  for (int32_t t : graph.outputs)
+    if (from_producer(t)) return false;  // compared whole by the look
+  const BlockGraph &source = graph.blocks[made.block], &reader = graph.blocks[last.block];
+  std::vector<std::pair<int, Box4>> wanted;  // (the producer's output, a box the look reads of it)
+  for (const Dim3& b : sampled_blocks(reader))
+    for (int i = 0; i < reader.inputs.size(); ++i) {
+      const int32_t t = reader.inputs[i].tensor;
+      if (from_producer(t)) wanted.emplace_back(t - made.first_out, read_box(reader, i, graph.shape(t), b));
+    }
+  std::vector<Dim3> needed;
+  for (int32_t z = 0; z < source.grid[2]; ++z)
+    for (int32_t y = 0; y < source.grid[1]; ++y)
+      for (int32_t x = 0; x < source.grid[0]; ++x) {
+        const Dim3 b{x, y, z};
+        bool meets = false;
+        for (size_t w = 0; w < wanted.size() && !meets; ++w) {
+          const int j = wanted[w].first;
+          meets = box_at(eval::save_origin(source, j, b), source.tiles[source.outputs[j].tile].shape)
+                      .meets(wanted[w].second);
+        }
+        if (meets) needed.push_back(b);
+      }
+  // Past a quarter of the grid the look saves little over the whole op, which later graphs may share.
+  if (4 * static_cast<int64_t>(needed.size()) > source.num_blocks()) return false;
+  const std::vector<const T*> tensor = tensors_of(graph, inputs, computed);
+  std::vector<T*> outs(made.num_out);
+  for (int o = 0; o < made.num_out; ++o) {
+    T& out = computed[made.first_out + o - graph.num_inputs];
+    out = T(graph.shape(made.first_out + o));
+    outs[o] = &out;
+  }
+  std::vector<const T*> ins;
+  for (const BlockInput& in : source.inputs) ins.push_back(tensor[in.tensor]);
+  uint64_t zeros = 0;
+  eval::run_some_blocks(ar, source, std::span<const T* const>(ins), std::span<T* const>(outs), std::span(needed), zeros);
+  return true;
+}
+
 // The graph's outputs the ops before the last give are compared whole; the last op's, in the boxes
 // its first and last blocks save.
 template <class A>
@@ -121,8 +202,7 @@ bool sampled_outputs_agree(const A& ar, const KernelGraph& graph, std::span<cons
     saved = T(graph.shape(last.first_out + j));
     outs[j] = &saved;
   }
-  const Dim3 first{0, 0, 0}, end{bg.grid[0] - 1, bg.grid[1] - 1, bg.grid[2] - 1};
-  const std::vector<Dim3> blocks = first == end ? std::vector<Dim3>{first} : std::vector<Dim3>{first, end};
+  const std::vector<Dim3> blocks = sampled_blocks(bg);
   std::vector<const T*> ins;
   for (const BlockInput& in : bg.inputs) ins.push_back(tensor[in.tensor]);
   uint64_t zeros = 0;
@@ -181,6 +261,8 @@ std::vector<Tensor<typename A::Value>> make_inputs(const KernelGraph& graph, uin
                                       std::vector<Tensor<A::Value>>&, int, int, EvalStats*);                 \
   template bool sampled_outputs_agree<A>(const A&, const KernelGraph&, std::span<const Tensor<A::Value>>,    \
                                          std::vector<Tensor<A::Value>>&, std::span<const Tensor<A::Value>>); \
+  template bool evaluate_sampled_cone<A>(const A&, const KernelGraph&, std::span<const Tensor<A::Value>>,    \
+                                         std::vector<Tensor<A::Value>>&, int);                               \
   template std::vector<Tensor<A::Value>> make_inputs<A>(const KernelGraph&, uint64_t);
 UGS_INSTANTIATE(WideArith)
 UGS_INSTANTIATE(MirageArith)

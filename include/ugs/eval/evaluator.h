@@ -49,6 +49,19 @@ bool sampled_outputs_agree(const A& arith, const KernelGraph& graph, std::span<c
                            std::vector<Tensor<typename A::Value>>& computed,
                            std::span<const Tensor<typename A::Value>> want);
 
+// The blocks of bg that the quick look runs: its first and its last.
+std::vector<Dim3> sampled_blocks(const BlockGraph& bg);
+
+// For a look at a graph whose kernel op `producer`, a block graph, gives the last op (a block graph)
+// its inputs: the producer's outputs only where the look's blocks read them, from the blocks of the
+// producer that save there, the rest left zero. At full size a first block graph is most of a
+// candidate's evaluation, and the look reads a few of its blocks' tiles. The ops before the producer
+// must be in `computed`. False, with nothing done, where that is no saving (a quarter of the
+// producer's blocks or more) or the look would read the producer's tensors whole (a graph output).
+template <class A>
+bool evaluate_sampled_cone(const A& arith, const KernelGraph& graph, std::span<const Tensor<typename A::Value>> inputs,
+                           std::vector<Tensor<typename A::Value>>& computed, int producer);
+
 // Seeded inputs for `graph`: element e of input i is drawn from a counter-based stream, so any subset can
 // be generated independently (and identically on a device).
 template <class A>
