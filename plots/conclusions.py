@@ -79,6 +79,12 @@ def bfs_paragraph(main):
     return text
 
 
+def _run_at(run, level):
+    """A bfs run's level, in words: program, space, level, backend."""
+    space = f", {run.space} space" if run.space else ""
+    return f"{run.program}{space}, level {level['level']}, {run.backend} backend"
+
+
 def _bulk_test_sentence(main, program, threads, ratio):
     """Why bfs wins most where it does, when its completions were fingerprinted in batches: the
     fingerprint thread time per completion, bfs's batches against dfs-omp's one at a time."""
@@ -232,11 +238,12 @@ def frontier_paragraph(results):
     tested = [(r, lv) for r in bfs for lv in r.stats["levels"] if lv.get("fingerprint_calls", 0) > 0]
     if tested:
         run, lv = max(tested, key=lambda t: t[1]["fingerprints"])
-        per_call = max(t[1]["fingerprints"] / t[1]["fingerprint_calls"] for t in tested)
+        dense_run, dense = max(tested, key=lambda t: t[1]["fingerprints"] / t[1]["fingerprint_calls"])
         text += (f" The largest bulk test fingerprinted {lv['fingerprints']:,} completions of one level "
-                 f"({run.program}, level {lv['level']}, {run.backend} backend) in {lv['fingerprint_calls']:,} "
-                 f"backend calls; the most per call was {per_call:,.1f}. Where the backend does not ask for "
-                 "batches (the CPU on the `_small` programs), each completion is its own call.")
+                 f"({_run_at(run, lv)}) in {lv['fingerprint_calls']:,} backend calls; the most completions "
+                 f"per call, {dense['fingerprints'] / dense['fingerprint_calls']:,.1f}, were on "
+                 f"{_run_at(dense_run, dense)}. Where the backend does not ask for batches (the CPU on the "
+                 "`_small` programs), each completion is its own call.")
     if stopped:
         deepest = {f"{r.program} ({r.space})": max(lv["level"] for lv in r.stats["levels"]) for r in stopped}
         text += (" Stopped by their time limit, bfs runs had reached level " +
