@@ -161,18 +161,18 @@ TEST(PrefixPlan, TheLookEvaluatesTheBlockGraphBeforeTheLastOnlyWhereItReads) {
     const KernelGraph& g = graphs[i];
     const int producer = static_cast<int>(g.ops.size()) - 2;
     if (producer < 0 || static_cast<size_t>(g.outputs.size()) != setup.want.size()) continue;
+    std::vector<Tensor<FieldPair>> whole, partial;
+    evaluate_ops_range(ar, g, inputs, whole, 0, producer + 1);
+    evaluate_ops_range(ar, g, inputs, partial, 0, producer);
+    if (!evaluate_sampled_cone(ar, g, inputs, partial, producer)) continue;
+    ++applied;
     for (const auto& want : {std::span<const Tensor<FieldPair>>(setup.want), std::span<const Tensor<FieldPair>>(changed)}) {
-      std::vector<Tensor<FieldPair>> whole, partial;
-      evaluate_ops_range(ar, g, inputs, whole, 0, producer + 1);
-      evaluate_ops_range(ar, g, inputs, partial, 0, producer);
-      if (!evaluate_sampled_cone(ar, g, inputs, partial, producer)) continue;
-      ++applied;
       const bool agree = sampled_outputs_agree(ar, g, inputs, whole, want);
       ASSERT_EQ(sampled_outputs_agree(ar, g, inputs, partial, want), agree) << "graph " << i;
       cut += !agree;
     }
   }
-  EXPECT_GE(applied, 2u);
+  EXPECT_GE(applied, 1u);
   EXPECT_GE(cut, 1u);
   const auto backend = make_cpu_backend(FingerprintSetup::make(p.graph, FieldKind::Wide, 3));
   const KernelGraph* reference = &graphs.back();

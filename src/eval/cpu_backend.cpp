@@ -122,12 +122,16 @@ class CpuBackend final : public Backend {
       if (quick && from <= last && worth_a_look(graph)) {
         // The op before the last, when it is the block graph the last reads, only where the look reads it.
         const int producer = last - 1;
-        const bool cone = producer >= from && (evaluate_ops_range(ar, graph, inputs, computed, from, producer),
-                                               evaluate_sampled_cone(ar, graph, inputs, computed, producer));
+        bool cone = false;
+        if (producer >= from) {
+          evaluate_ops_range(ar, graph, inputs, computed, from, producer);
+          cone = evaluate_sampled_cone(ar, graph, inputs, computed, producer);
+        }
         if (!cone) evaluate_ops_range(ar, graph, inputs, computed, std::max(from, producer), last);
+        const int partial = cone ? producer : last;  // the first op the look leaves partial
         if (!sampled_outputs_agree(ar, graph, inputs, computed, std::span<const Tensor<FieldPair>>(setup_.want)))
-          whole = cone ? producer : last;
-        start = cone ? producer : last;
+          whole = partial;
+        start = partial;
       }
       if (whole == ops) evaluate_ops_range(ar, graph, inputs, computed, start, ops);
       for (int t = 0; t < graph.num_inputs; ++t) hashes[t] = input_hashes_[t];

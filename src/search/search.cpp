@@ -114,7 +114,7 @@ SearchResult run_search(const KernelGraph& program, const SearchConfig& cfg, con
   for (int t = 0; t < (opt.strategy == Strategy::Dfs ? 1 : opt.threads); ++t) {
     Worker& worker = workers.emplace_back();
     worker.id = t;
-    if (opt.strategy != Strategy::Bfs) worker.fingerprints = verifier.backend().make_context();  // bfs: its expander's
+    worker.fingerprints = verifier.backend().make_context();
   }
   Worker collector;
   SearchResult result;

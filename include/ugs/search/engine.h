@@ -88,8 +88,8 @@ struct alignas(64) Worker {
   std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
   std::vector<KernelGraph> completions;      // scratch
   KernelPrices prices;                       // the cost bound's memo of the states it met
-  // What the backend keeps of this thread's last candidate (the depth-first drivers'; null: nothing):
-  // a depth-first thread's candidates follow one another down one subtree and mostly begin with the
+  // What the backend keeps of this thread's last candidate (null: nothing): a thread's candidates
+  // follow one another (down one subtree, or from one chunk of a level) and mostly begin with the
   // same kernel ops, evaluated once (Mirage's verifier evaluates each candidate from its inputs).
   std::unique_ptr<FingerprintContext> fingerprints;
   PhaseClock clock;

@@ -12,9 +12,7 @@ namespace ugs::search_detail {
 Expander::Expander(const Engine& engine, Dedup dedup, bool keyed, std::deque<Worker>& workers, Worker& collector,
                    Team& team, Completions& completions, const std::atomic<bool>* stop)
     : engine_(engine), dedup_(dedup), keyed_(keyed), workers_(workers), collector_(collector), team_(team),
-      completions_(completions), stop_(stop), scratch_(workers.size()) {
-  for (Scratch& s : scratch_) s.fingerprints = engine.verifier.backend().make_context();
-}
+      completions_(completions), stop_(stop), scratch_(workers.size()) {}
 
 void Expander::begin(const LevelStore& store, int depth, size_t n, const std::vector<NodeId>& carried, bool drain) {
   depth_ = depth;
@@ -82,7 +80,7 @@ void Expander::expand_chunks(LevelStore& store) {
       ++worker.counters.states;
       if (completes) {
         const bool verified = verify_completions(engine_, std::span(fed.completions).subspan(before), worker, stop_,
-                                                 scratch_[thread].fingerprints.get());  // here, on this thread
+                                                 worker.fingerprints.get());  // here, on this thread
         fed.completions.resize(before);
         if (verified || raised(stop_)) continue;
       }

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <vector>
 
 #include "search/bfs/batch.h"
@@ -58,7 +57,6 @@ class Expander {
   // A thread's scratch memory, reused by every batch.
   struct alignas(64) Scratch {
     Cursor cursor;  // on the batch state being expanded
-    std::unique_ptr<FingerprintContext> fingerprints;  // the backend's reuse between this thread's candidates
     State child;  // function dedup: a child, applied to a copy of its parent
     std::vector<Step> steps;
     uint8_t promise = 0;  // the state under the cursor's (promise.h)
