@@ -3,6 +3,7 @@
 // the receiver's expressions; the oracle's sharing calls (known_without_z3, learn, the z3 log).
 #include <gtest/gtest.h>
 
+#include "search/bfs/rank_exchange.h"
 #include "search/distributed/expr_wire.h"
 #include "search/distributed/state_wire.h"
 #include "test_util.h"
@@ -92,6 +93,20 @@ TEST(StateWire, AStateMovedToAnotherPoolGetsThatPoolsExpressions) {
     ASSERT_EQ(back.bexpr.size(), st.bexpr.size());
     for (int t = 0; t < st.bexpr.size(); ++t) ASSERT_EQ(other.to_string(back.bexpr[t]), s.pool.to_string(st.bexpr[t]));
   }
+}
+
+// bfs over ranks sends children away only where a rank would otherwise run short of work.
+TEST(RankRouting, ChildrenStayWithTheirParentsRankOnceTheDepthIsWideAndEven) {
+  using search_detail::spreads_children;
+  EXPECT_FALSE(spreads_children(1, 1, 1)) << "one process routes nothing";
+  EXPECT_TRUE(spreads_children(1, 1, 2)) << "the root's children start on rank 0";
+  EXPECT_TRUE(spreads_children(2 * search_detail::kSpreadBelow - 1, search_detail::kSpreadBelow, 2));
+  EXPECT_FALSE(spreads_children(10000, 5000, 2));
+  EXPECT_FALSE(spreads_children(10000, 6200, 2)) << "within a quarter of the even share";
+  EXPECT_TRUE(spreads_children(10000, 6300, 2));
+  EXPECT_TRUE(spreads_children(10000, 10000, 2)) << "one rank holds the whole depth";
+  EXPECT_TRUE(spreads_children(16000, 1300, 16));
+  EXPECT_FALSE(spreads_children(16000, 1200, 16));
 }
 
 TEST(WireReader, ATruncatedMessageThrows) {

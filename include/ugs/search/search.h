@@ -115,8 +115,8 @@ struct SearchResult {
   expr::OracleStats expr;
   uint64_t duplicates = 0;  // results found more than once (a generator bug if ever non-zero)
   uint64_t middle_states = 0;  // dfs-static: states dealt to the threads
-  // The closing lookahead (closing_memo.h) of this process; its states are not in totals.states. A
-  // resumed run counts only its own.
+  // The closing lookahead (closing_memo.h) of this process, summed over ranks (each has its own
+  // memo); its states are not in totals.states. A resumed run counts only its own.
   Generator::LookaheadStats lookahead;
   double wall_s = 0, peak_rss_mib = 0;
   // When the first μGraph was confirmed, and the best one (the first of `mugraphs`), in seconds into

@@ -216,7 +216,8 @@ void Bfs::keep_children(int depth) {
   Batch& batch = expander_.batch();
   dedup_.run(batch);
   uint64_t routed_bytes = 0;
-  const uint64_t routed = exchange_.route_out(batch, store_, depth, &routed_bytes);
+  const bool spread = exchange_.spreads(view_, depth);
+  const uint64_t routed = exchange_.route_out(batch, store_, depth, spread, &routed_bytes);
 
   const auto start = Clock::now();
   store_.open(depth + 1);
@@ -225,7 +226,7 @@ void Bfs::keep_children(int depth) {
   const uint64_t survivors = routed + store_.kept();
   schedule_.count(0, routed_bytes + store_.kept_bytes());
   collector_.counters.phase_s.expand += seconds_since(start);
-  exchange_.route_in(batch, store_);
+  exchange_.route_in(batch, store_, spread);
   store_.join_full();
   result_.levels[depth].survivors += survivors;
 }

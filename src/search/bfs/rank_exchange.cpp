@@ -25,17 +25,27 @@ bool RankExchange::sync(const LevelStore& store, FrontierView& view) {
   store.pending_sizes(view.sizes);  // the threads' open slabs too: joined before their level is read
   view.bytes = store.bytes();
   view.stop = engine_.stop.load(std::memory_order_relaxed);
+  view.largest = view.sizes;
   if (!ranks_) return !view.stop;
-  if (view.sizes.size() > kMaxDepths) throw std::logic_error("bfs: more depths than kMaxDepths");
+  const size_t depths = view.sizes.size();
+  if (depths > kMaxDepths) throw std::logic_error("bfs: more depths than kMaxDepths");
   const auto start = Clock::now();
-  std::vector<uint64_t> summed(2 + kMaxDepths, 0);
+  // The sums, then a row per rank where only that rank writes its own sizes: one collective gives
+  // every rank every rank's shares.
+  const size_t n = ranks_->size();
+  std::vector<uint64_t> summed(2 + kMaxDepths * (1 + n), 0);
   summed[0] = view.stop;
   summed[1] = view.bytes;
   std::copy(view.sizes.begin(), view.sizes.end(), summed.begin() + 2);
+  std::copy(view.sizes.begin(), view.sizes.end(), summed.begin() + 2 + kMaxDepths * (1 + ranks_->rank()));
   ranks_->sum(summed);
   view.stop = summed[0] != 0;
   view.bytes = summed[1];
-  std::copy_n(summed.begin() + 2, view.sizes.size(), view.sizes.begin());
+  std::copy_n(summed.begin() + 2, depths, view.sizes.begin());
+  for (size_t d = 0; d < depths; ++d) {
+    view.largest[d] = 0;
+    for (size_t r = 0; r < n; ++r) view.largest[d] = std::max(view.largest[d], summed[2 + kMaxDepths * (1 + r) + d]);
+  }
   sent_before_ = ranks_->bytes_sent();
   collector_.counters.phase_s.exchange += seconds_since(start);
   return !view.stop;
@@ -91,9 +101,19 @@ void RankExchange::share_z3(const std::vector<expr::ExprId>& queries) {
       engine_.oracle.learn(distinct[r + j * ranks_->size()], all[r][j] != 0);
 }
 
+bool spreads_children(uint64_t states, uint64_t largest, int ranks) {
+  if (ranks <= 1) return false;
+  const auto n = static_cast<uint64_t>(ranks);
+  return states < kSpreadBelow * n || double(largest) * double(n) > kImbalance * double(states);
+}
+
+bool RankExchange::spreads(const FrontierView& view, int depth) const {
+  return ranks_ && spreads_children(view.sizes[depth], view.largest[depth], ranks_->size());
+}
+
 // A child another rank owns is encoded whole: its parent, visited again, with its step applied.
-uint64_t RankExchange::route_out(Batch& batch, const LevelStore& store, int depth, uint64_t* bytes) {
-  if (!ranks_) return 0;
+uint64_t RankExchange::route_out(Batch& batch, const LevelStore& store, int depth, bool spread, uint64_t* bytes) {
+  if (!spread) return 0;
   const int n = ranks_->size(), me = ranks_->rank();
   outbox_.assign(n, WireWriter{});
   uint64_t routed = 0;
@@ -120,8 +140,13 @@ uint64_t RankExchange::route_out(Batch& batch, const LevelStore& store, int dept
 
 // What the other ranks routed here joins the open depth unless an equal state is already there from
 // this batch (the dedup guard, now over every rank's children), with its expressions rebuilt.
-void RankExchange::route_in(const Batch& batch, LevelStore& store) {
+void RankExchange::route_in(const Batch& batch, LevelStore& store, bool spread) {
   if (!ranks_) return;
+  if (spread) arrive(batch, store);
+  result_.levels[store.open_depth() - 1].bytes += ranks_->bytes_sent() - sent_before_;
+}
+
+void RankExchange::arrive(const Batch& batch, LevelStore& store) {
   auto start = Clock::now();
   std::vector<std::string> to(ranks_->size());
   for (int r = 0; r < ranks_->size(); ++r) to[r] = outbox_[r].take();
@@ -158,7 +183,6 @@ void RankExchange::route_in(const Batch& batch, LevelStore& store) {
     store.keep_base(thread, s.buffer.state_bytes(0), s.buffer.bytes_of(0), keys[i]);
   });
   result_.items += store.kept();
-  result_.levels[store.open_depth() - 1].bytes += ranks_->bytes_sent() - sent_before_;
 }
 
 bool RankExchange::any(bool mine) {

@@ -19,9 +19,10 @@ namespace ugs::search_detail {
 
 // The frontier as the schedule sees it: summed over ranks.
 struct FrontierView {
-  bool stop = false;            // some rank was stopped
-  uint64_t bytes = 0;           // the frontier's bytes
-  std::vector<uint64_t> sizes;  // pending states per depth
+  bool stop = false;              // some rank was stopped
+  uint64_t bytes = 0;             // the frontier's bytes
+  std::vector<uint64_t> sizes;    // pending states per depth
+  std::vector<uint64_t> largest;  // per depth, the most pending states one rank holds (RankExchange::spreads)
 };
 
 class Schedule {

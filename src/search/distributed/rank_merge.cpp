@@ -22,6 +22,7 @@ std::string pack(const SearchResult& result, const RankStats& me) {
   out.put<uint8_t>(result.partial);
   out.put(result.peak_frontier_mib);
   out.put(result.chunks);
+  out.put(result.lookahead);
   out.put(static_cast<uint64_t>(result.mugraphs.size()));
   for (const FoundGraph& found : result.mugraphs) {
     out.put(found.graph);
@@ -55,6 +56,13 @@ void unpack(const std::string& msg, SearchResult& result, std::vector<FoundGraph
   result.partial |= in.get<uint8_t>() != 0;
   result.peak_frontier_mib += in.get<double>();
   result.chunks = std::max(result.chunks, in.get<uint64_t>());  // equal on every rank: levels advance together
+  // Each rank searches ahead with a memo of its own: the sums count a signature once per rank.
+  const auto ahead = in.get<Generator::LookaheadStats>();
+  result.lookahead.signatures += ahead.signatures;
+  result.lookahead.states += ahead.states;
+  result.lookahead.closing += ahead.closing;
+  result.lookahead.closing_states += ahead.closing_states;
+  result.lookahead.answered += ahead.answered;
   const auto n = in.get<uint64_t>();
   for (uint64_t i = 0; i < n; ++i) {
     const auto graph = in.get<KernelGraph>();
