@@ -92,14 +92,50 @@ TEST(Schedule, AProbeGoesDownAFewStatesAtATimeUntilADepthRunsOut) {
     EXPECT_EQ(schedule.current(), 1);
     EXPECT_FALSE(schedule.probing());
     EXPECT_EQ(chunks, 0u);
-    EXPECT_EQ(schedule.batch_size(268, view), limit_mib == 0 ? 268u : Schedule::kFirstBatch);
+    // No μGraph yet: the dive's limit sizes the batch (its first at a depth: kFirstBatch).
+    EXPECT_TRUE(schedule.diving());
+    EXPECT_EQ(schedule.batch_size(268, view), Schedule::kFirstBatch);
     view.sizes = {984, 252, 30, 0};  // under the limit the depth is finished before the next
     ASSERT_TRUE(schedule.advance(view, store, chunks, false));
     EXPECT_EQ(schedule.current(), 1);
+    view.found = true;  // a μGraph: the memory limit alone, if any
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_FALSE(schedule.diving());
+    EXPECT_EQ(schedule.batch_size(268, view), limit_mib == 0 ? 268u : Schedule::kFirstBatch);
+    view.found = false;
   }
   Schedule resumed(0, 131072, 1, true);
   resumed.resume_at(2);  // a resumed run had its probe
   EXPECT_FALSE(resumed.probing());
+}
+
+// The dive: until a μGraph is found the frontier keeps under kDiveBytes (or a lower memory limit),
+// depth-first over chunks that stats.chunks does not count; a μGraph lifts it, and the levels are
+// finished in turn under the memory limit alone.
+TEST(Schedule, UntilAMuGraphIsFoundTheRunDivesUnderASmallLimit) {
+  LevelStore store(1);
+  store.reset(3);
+  for (const int64_t limit_mib : {int64_t{0}, int64_t{64}, int64_t{1}}) {
+    SCOPED_TRACE(limit_mib);
+    Schedule schedule(limit_mib, 131072, 1, true);
+    schedule.resume_at(0);  // as a resumed run that has found nothing yet: no probe, the dive alone
+    EXPECT_TRUE(schedule.diving());
+    FrontierView view;
+    uint64_t chunks = 0;
+    view.sizes = {1000, 0, 0};
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    view.sizes = {500, 3000, 0};
+    view.bytes = Schedule::kDiveBytes + 1;  // past the dive's limit: down
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 1);
+    EXPECT_EQ(chunks, limit_mib == 1 ? 1u : 0u) << "past the memory limit only";
+    view.found = true;  // down no more while under the memory limit
+    view.sizes = {500, 2000, 100};
+    view.bytes = Schedule::kDiveBytes / 2;
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_FALSE(schedule.diving());
+    EXPECT_EQ(schedule.current(), limit_mib == 1 ? 2 : 1);
+  }
 }
 
 }  // namespace

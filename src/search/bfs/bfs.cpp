@@ -151,7 +151,9 @@ void Bfs::run() {
     if (store_.level(schedule_.current()).pending() == 0) store_.flush();  // so that advance() sees every child
     // States carried from the last batch are finished at their depth before the schedule leaves it.
     const bool holding = !carried_.empty();
-    if (!exchange_.sync(store_, view_) || !schedule_.advance(view_, store_, result_.chunks, holding)) break;
+    if (!exchange_.sync(store_, verified_count() > 0, view_) ||
+        !schedule_.advance(view_, store_, result_.chunks, holding))
+      break;
     const int depth = schedule_.current();
     if (depth == store_.open_depth()) store_.flush();  // before the level is read
     if (depth != last) level_done();                   // a level (or a chunk of one) is done

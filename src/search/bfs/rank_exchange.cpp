@@ -21,10 +21,11 @@ int owner_of(uint64_t key, int ranks) { return static_cast<int>(splitmix64(key) 
 RankExchange::RankExchange(Comm* ranks, const Engine& engine, Team& team, Worker& collector, SearchResult& result)
     : ranks_(ranks), engine_(engine), team_(team), collector_(collector), result_(result), scratch_(team.size()) {}
 
-bool RankExchange::sync(const LevelStore& store, FrontierView& view) {
+bool RankExchange::sync(const LevelStore& store, bool found, FrontierView& view) {
   store.pending_sizes(view.sizes);  // the threads' open slabs too: joined before their level is read
   view.bytes = store.bytes();
   view.stop = engine_.stop.load(std::memory_order_relaxed);
+  view.found = found;
   view.largest = view.sizes;
   if (!ranks_) return !view.stop;
   const size_t depths = view.sizes.size();
@@ -33,18 +34,22 @@ bool RankExchange::sync(const LevelStore& store, FrontierView& view) {
   // The sums, then a row per rank where only that rank writes its own sizes: one collective gives
   // every rank every rank's shares.
   const size_t n = ranks_->size();
-  std::vector<uint64_t> summed(2 + kMaxDepths * (1 + n), 0);
+  constexpr size_t kFirst = 3;  // the sizes' offset
+  std::vector<uint64_t> summed(kFirst + kMaxDepths * (1 + n), 0);
   summed[0] = view.stop;
   summed[1] = view.bytes;
-  std::copy(view.sizes.begin(), view.sizes.end(), summed.begin() + 2);
-  std::copy(view.sizes.begin(), view.sizes.end(), summed.begin() + 2 + kMaxDepths * (1 + ranks_->rank()));
+  summed[2] = view.found;
+  std::copy(view.sizes.begin(), view.sizes.end(), summed.begin() + kFirst);
+  std::copy(view.sizes.begin(), view.sizes.end(), summed.begin() + kFirst + kMaxDepths * (1 + ranks_->rank()));
   ranks_->sum(summed);
   view.stop = summed[0] != 0;
   view.bytes = summed[1];
-  std::copy_n(summed.begin() + 2, depths, view.sizes.begin());
+  view.found = summed[2] != 0;
+  std::copy_n(summed.begin() + kFirst, depths, view.sizes.begin());
   for (size_t d = 0; d < depths; ++d) {
     view.largest[d] = 0;
-    for (size_t r = 0; r < n; ++r) view.largest[d] = std::max(view.largest[d], summed[2 + kMaxDepths * (1 + r) + d]);
+    for (size_t r = 0; r < n; ++r)
+      view.largest[d] = std::max(view.largest[d], summed[kFirst + kMaxDepths * (1 + r) + d]);
   }
   sent_before_ = ranks_->bytes_sent();
   collector_.counters.phase_s.exchange += seconds_since(start);

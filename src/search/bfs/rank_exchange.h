@@ -2,10 +2,10 @@
 // What the ranks of a distributed breadth-first search share, each a collective; in one process each
 // passes through (sync only reads the local frontier). The frontier is partitioned by subtree:
 // every rank expands its shard of the current depth, and in every batch:
-//   sync       the levels' sizes and bytes summed over ranks (and the stop flags), with each rank's
-//              share, so that every rank takes the same schedule and routing decisions: levels, and
-//              chunks under --memory-limit, stay in step (a rank whose shard of the depth is empty
-//              expands empty batches);
+//   sync       the levels' sizes and bytes summed over ranks (and the stop and found flags), with
+//              each rank's share, so that every rank takes the same schedule and routing decisions:
+//              levels, and chunks under --memory-limit or the probe's dive, stay in step (a rank
+//              whose shard of the depth is empty expands empty batches);
 //   share_z3   the batch's queries that neither the cache nor the structural stage answers, gathered
 //              from every rank, deduplicated, solved round-robin over the ranks, answers to all;
 //              with them every rank's cost limit (--objective best), each rank taking the lowest;
@@ -54,8 +54,9 @@ class RankExchange {
   int rank() const { return ranks_ ? ranks_->rank() : 0; }
   int size() const { return ranks_ ? ranks_->size() : 1; }
 
-  // The frontier as every rank sees it, into `view`; false when any rank stops.
-  bool sync(const LevelStore& store, FrontierView& view);
+  // The frontier as every rank sees it, into `view` (`found`: this rank has confirmed a μGraph);
+  // false when any rank stops.
+  bool sync(const LevelStore& store, bool found, FrontierView& view);
   // The queries only z3 answers: each distinct one solved once over all ranks, learned by all; and the
   // ranks' cost limits, the lowest taken by all.
   void share_z3(const std::vector<expr::ExprId>& queries);

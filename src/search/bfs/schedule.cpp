@@ -4,11 +4,17 @@
 
 namespace ugs::search_detail {
 
+size_t Schedule::limit() const {
+  if (!diving_) return limit_bytes_;
+  return limit_bytes_ == 0 ? kDiveBytes : std::min(limit_bytes_, kDiveBytes);
+}
+
 bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& chunks, bool holding) {
+  if (view.found) diving_ = false;
   auto has = [&](int depth) { return view.sizes[depth] > 0; };
   const bool next_has = current_ + 1 < static_cast<int>(view.sizes.size()) && has(current_ + 1);
   if (next_has && (!has(current_) || ((probing_ || over(view)) && !holding))) {
-    if (has(current_) && !probing_) ++chunks;
+    if (has(current_) && !probing_ && limit_bytes_ > 0 && view.bytes > limit_bytes_) ++chunks;
     ++current_;
     return true;
   }
@@ -34,22 +40,22 @@ size_t Schedule::room_batch(const FrontierView& view) const {
   if (cost.expanded == 0) return kFirstBatch;
   const double per_state = std::max(1.0, double(cost.children_bytes) / double(cost.expanded));
   // With ranks, the limit is on the whole frontier and every rank expands its share of the room.
-  const double room = double(limit_bytes_) - double(view.bytes);
+  const double room = double(limit()) - double(view.bytes);
   const size_t fit = room > 0 ? static_cast<size_t>(room / per_state / ranks_) : 0;
   // Past the limit the room is near 0, and batches of a few states would each pay a batch's fixed
   // costs: a batch may take children up to a sixteenth of the limit past it.
-  const size_t slack = static_cast<size_t>(double(limit_bytes_) / 16 / per_state / ranks_);
+  const size_t slack = static_cast<size_t>(double(limit()) / 16 / per_state / ranks_);
   return std::min(std::max({fit, slack, kMinBatch}), kGrowth * cost.expanded);
 }
 
 size_t Schedule::batch_size(size_t pending, const FrontierView& view) const {
   const size_t n = std::min(pending, max_batch_);
   if (probing_) return std::min(n, kMinBatch);
-  return limit_bytes_ == 0 ? n : std::min(n, room_batch(view));
+  return limit() == 0 ? n : std::min(n, room_batch(view));
 }
 
 bool Schedule::fills_room(size_t pending, const FrontierView& view) const {
-  return probing_ || (limit_bytes_ > 0 && room_batch(view) <= std::min(pending, max_batch_));
+  return probing_ || (limit() > 0 && room_batch(view) <= std::min(pending, max_batch_));
 }
 
 }  // namespace ugs::search_detail
