@@ -14,7 +14,7 @@ bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& ch
   auto has = [&](int depth) { return view.sizes[depth] > 0; };
   const bool next_has = current_ + 1 < static_cast<int>(view.sizes.size()) && has(current_ + 1);
   if (next_has && (!has(current_) || ((probing_ || over(view)) && !holding))) {
-    if (has(current_) && !probing_ && limit_bytes_ > 0 && view.bytes > limit_bytes_) ++chunks;
+    if (has(current_) && !probing_ && past_memory_limit(view)) ++chunks;
     ++current_;
     return true;
   }

@@ -81,6 +81,7 @@ class Schedule {
   const int ranks_;
   size_t room_batch(const FrontierView& view) const;  // the states whose children fit the room left
   size_t limit() const;  // the limit in force: 0 for none
+  bool past_memory_limit(const FrontierView& view) const { return limit_bytes_ > 0 && view.bytes > limit_bytes_; }
   int current_ = 0;
   bool probing_;
   bool diving_;

@@ -57,12 +57,7 @@ void unpack(const std::string& msg, SearchResult& result, std::vector<FoundGraph
   result.peak_frontier_mib += in.get<double>();
   result.chunks = std::max(result.chunks, in.get<uint64_t>());  // equal on every rank: levels advance together
   // Each rank searches ahead with a memo of its own: the sums count a signature once per rank.
-  const auto ahead = in.get<Generator::LookaheadStats>();
-  result.lookahead.signatures += ahead.signatures;
-  result.lookahead.states += ahead.states;
-  result.lookahead.closing += ahead.closing;
-  result.lookahead.closing_states += ahead.closing_states;
-  result.lookahead.answered += ahead.answered;
+  result.lookahead += in.get<Generator::LookaheadStats>();
   const auto n = in.get<uint64_t>();
   for (uint64_t i = 0; i < n; ++i) {
     const auto graph = in.get<KernelGraph>();

@@ -63,6 +63,14 @@ class Generator {
   // those, the signatures that can close and their states; and openings answered from the memo.
   struct LookaheadStats {
     uint64_t signatures = 0, states = 0, closing = 0, closing_states = 0, answered = 0;
+    LookaheadStats& operator+=(const LookaheadStats& o) {
+      signatures += o.signatures;
+      states += o.states;
+      closing += o.closing;
+      closing_states += o.closing_states;
+      answered += o.answered;
+      return *this;
+    }
   };
   LookaheadStats lookahead_stats() const;
 
