@@ -105,8 +105,8 @@ for part in $parts; do
         search "$p.bfs.cuda" "$p" --strategy bfs --threads 16 --backend cuda
         search "$p.dfs-omp.cuda" "$p" --strategy dfs-omp --threads 16 --backend cuda
       done ;;
-    presets) # left out: gqa_small (minutes at 1 and 2 threads) and full gqa (CPU-bound, a minute)
-      gtest test_search_presets --gtest_filter='-Small/Preset.*/3:Full/FullPreset.*/3' ;;
+    presets) # left out: gqa_small (minutes at 1 and 2 threads), full gqa (CPU-bound, a minute), the larger mirage spaces (minutes)
+      gtest test_search_presets --gtest_filter='-Small/Preset.*/3:Full/FullPreset.*/3:Small/MirageSpaceLarger.*' ;;
     batch)
       for rep in 1 2 3; do
         for s in bfs dfs-omp; do search "rmsnorm_linear.$s.cuda.$rep" rmsnorm_linear --strategy $s --threads 16 --backend cuda; done
