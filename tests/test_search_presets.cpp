@@ -117,18 +117,29 @@ TEST_P(FullPreset, FindsItsKnownGraphs) {
 
 INSTANTIATE_TEST_SUITE_P(Full, FullPreset, testing::ValuesIn(kFull));
 
-// Mirage's space (--space mirage) of a _small program: every strategy returns one set of μGraph
-// hashes over the same states, with the reference among them where there is one. Returns the set and
-// the states.
+// A program's mirage space (--space mirage), resolved for it.
+SearchConfig mirage_config(const Program& p) {
+  SearchConfig cfg = space_config(p, Space::Mirage);
+  resolve(cfg, p.graph);
+  return cfg;
+}
+
+// A search of cfg with s: dfs on 1 thread, the others on 2.
+SearchResult run_with(const Program& p, const SearchConfig& cfg, Strategy s) {
+  RunOptions opt;
+  opt.strategy = s;
+  opt.threads = s == Strategy::Dfs ? 1 : 2;
+  return run_search(p.graph, cfg, opt);
+}
+
+// Mirage's space of a _small program: every strategy returns one set of μGraph hashes over the same
+// states, with the reference among them where there is one. Returns the set and the states.
 std::pair<std::vector<uint64_t>, uint64_t> expect_strategies_agree(const Program& p, const SearchConfig& cfg) {
   std::vector<uint64_t> base;
   uint64_t states = 0;
   for (Strategy s : {Strategy::Dfs, Strategy::DfsStatic, Strategy::DfsOmp, Strategy::Bfs}) {
     SCOPED_TRACE(name_of(s));
-    RunOptions opt;
-    opt.strategy = s;
-    opt.threads = s == Strategy::Dfs ? 1 : 2;
-    const SearchResult result = run_search(p.graph, cfg, opt);
+    const SearchResult result = run_with(p, cfg, s);
     EXPECT_FALSE(result.partial);
     EXPECT_EQ(result.duplicates, 0u);
     EXPECT_EQ(result.totals.confirm_failures, 0u);
@@ -156,22 +167,17 @@ class MirageSpace : public testing::TestWithParam<const char*> {};
 
 TEST_P(MirageSpace, StrategiesAgree) {
   const Program p = load_program(GetParam());
-  SearchConfig cfg = space_config(p, Space::Mirage);
-  resolve(cfg, p.graph);
+  SearchConfig cfg = mirage_config(p);
   const auto [base, with_lookahead] = expect_strategies_agree(p, cfg);
   cfg.closing_lookahead = 0;
-  RunOptions dfs;
-  const SearchResult concrete = run_search(p.graph, cfg, dfs);
+  const SearchResult concrete = run_with(p, cfg, Strategy::Dfs);
   EXPECT_EQ(hashes(concrete), base);
   cfg.symbolic = 1;
   for (int lookahead : {1, 0})
     for (Strategy s : {Strategy::Dfs, Strategy::Bfs}) {
       SCOPED_TRACE(std::string("symbolic ") + std::string(name_of(s)) + (lookahead ? " lookahead" : ""));
       cfg.closing_lookahead = lookahead;
-      RunOptions opt;
-      opt.strategy = s;
-      opt.threads = s == Strategy::Dfs ? 1 : 2;
-      const SearchResult result = run_search(p.graph, cfg, opt);
+      const SearchResult result = run_with(p, cfg, s);
       EXPECT_EQ(hashes(result), base);
       EXPECT_LT(result.totals.states, lookahead ? with_lookahead : concrete.totals.states);
       EXPECT_GT(result.totals.symbolic_states, 0u);
@@ -186,15 +192,11 @@ class MirageSpaceLarger : public testing::TestWithParam<const char*> {};
 
 TEST_P(MirageSpaceLarger, StrategiesAgree) {
   const Program p = load_program(GetParam());
-  SearchConfig cfg = space_config(p, Space::Mirage);
-  resolve(cfg, p.graph);
+  SearchConfig cfg = mirage_config(p);
   const auto [base, states] = expect_strategies_agree(p, cfg);
   ASSERT_FALSE(base.empty());
   cfg.symbolic = 1;
-  RunOptions opt;
-  opt.strategy = Strategy::Bfs;
-  opt.threads = 2;
-  const SearchResult result = run_search(p.graph, cfg, opt);
+  const SearchResult result = run_with(p, cfg, Strategy::Bfs);
   EXPECT_EQ(hashes(result), base);
   EXPECT_LE(result.totals.states, states);
   EXPECT_GT(result.totals.symbolic_states, 0u);
