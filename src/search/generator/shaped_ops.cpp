@@ -139,9 +139,7 @@ struct ShapedOpsMemo::Node {
 
 ShapedOpsMemo::ShapedOpsMemo(const SearchConfig& cfg, size_t budget_bytes)
     : cfg_(cfg), budget_(budget_bytes), id_(g_memos.fetch_add(1, std::memory_order_relaxed) + 1),
-      slots_(static_cast<uintptr_t*>(std::calloc(kSlots, sizeof(uintptr_t)))) {
-  if (!slots_) throw std::bad_alloc();
-}
+      slots_(kSlots) {}
 
 ShapedOpsMemo::~ShapedOpsMemo() = default;
 
@@ -152,8 +150,8 @@ void* ShapedOpsMemo::take(size_t bytes) const {
   const std::lock_guard lock(arena_mutex_);
   if (bytes > arena_left_) {
     const size_t block = std::max(kArenaBlock, bytes);
-    arena_.push_back(std::make_unique_for_overwrite<std::byte[]>(block));
-    arena_next_ = arena_.back().get();
+    arena_.emplace_back(block, /*populate=*/true);
+    arena_next_ = arena_.back().data();
     arena_left_ = block;
   }
   void* p = arena_next_;

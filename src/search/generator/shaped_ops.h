@@ -18,6 +18,7 @@
 
 #include "ugs/ir/graph.h"
 #include "ugs/search/generator/config.h"
+#include "ugs/util/huge_pages.h"
 
 namespace ugs::search_detail {
 
@@ -130,7 +131,7 @@ class ShapedOpsMemo {
   // Memory for a node, `bytes` long, from blocks that live as long as the memo: a node is never freed
   // alone, and freeing them one by one took a visible share of a small search.
   void* take(size_t bytes) const;
-  static constexpr size_t kArenaBlock = size_t{1} << 20;
+  static constexpr size_t kArenaBlock = size_t{2} << 20;  // a huge page
 
   const SearchConfig& cfg_;
   const size_t budget_;
@@ -141,18 +142,15 @@ class ShapedOpsMemo {
   // tag's bits is not published.
   static constexpr int kTagShift = 48;
   static constexpr uintptr_t kAddressMask = (uintptr_t{1} << kTagShift) - 1;
-  // From calloc, read and written through std::atomic_ref: a table of std::atomic is zeroed by a
-  // memset at construction, faulting in every page before the search starts, where calloc's pages
-  // come zeroed by the kernel as the probes first touch them.
-  struct FreeSlots {
-    void operator()(uintptr_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uintptr_t[], FreeSlots> slots_;
+  // Read and written through std::atomic_ref: a table of std::atomic is zeroed at construction,
+  // faulting in every page before the search starts, where these come zeroed as the probes first
+  // touch them. On huge pages: nearly every probe is a cache miss, and on small pages a TLB miss too.
+  HugeArray<uintptr_t> slots_;
   mutable std::atomic<size_t> entries_{0}, bytes_{0};
   mutable std::atomic<bool> full_{false};  // set once a part found no room: nothing is inserted after
   alignas(64) mutable std::atomic<size_t> computed_{0};  // apart: it changes while the others are read
   mutable std::mutex arena_mutex_;  // guards the three below
-  mutable std::vector<std::unique_ptr<std::byte[]>> arena_;
+  mutable std::vector<HugeArray<std::byte>> arena_;
   mutable std::byte* arena_next_ = nullptr;
   mutable size_t arena_left_ = 0;
 };
