@@ -41,7 +41,9 @@ def panels(n, title, ncols=3, width=4.6, height=3.4):
 
 def bars(ax, categories, series, *, stacked=False, log=False, labels=None, legend=True):
     """Bars of series {name: [value per category]}, grouped side by side or stacked; labels
-    {name: [text per category]} are written above the bars (for counts too small to see)."""
+    {name: [text per category]} are written above the bars (for counts too small to see). The
+    legend (with legend and more than one series) lies in a band left free above the bars and their
+    labels, so that it covers none of them; a caller that adds lines to it calls top_legend again."""
     x = np.arange(len(categories))
     width = 0.8 if stacked else 0.8 / max(1, len(series))
     bottom = np.zeros(len(categories))
@@ -58,18 +60,56 @@ def bars(ax, categories, series, *, stacked=False, log=False, labels=None, legen
             y = floor if math.isnan(top) or (log and top <= 0) else top
             ax.annotate(text, (xi, y), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=6,
                         rotation=0 if stacked else 90)
-    rotate = len(categories) > 3
-    ax.set_xticks(x, categories, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+    # Tilted more as they crowd: at 30 degrees neighbouring names of a dozen programs overlap.
+    tilt = 0 if len(categories) <= 3 else 30 if len(categories) <= 8 else 45
+    ax.set_xticks(x, categories, rotation=tilt, ha="right" if tilt else "center")
+    # The band above the bars: rotated labels take about 28 points (grouped bars) or 10 (stacked), the
+    # legend about 16 points a row.
+    with_legend = legend and len(series) > 1
+    reserve_pt = (0 if not labels else 10 if stacked else 28) + (16 * legend_rows(ax, len(series)) if with_legend else 0)
     if log:
         ax.set_yscale("log")
-        ax.set_ylim(LOG_FLOOR, ax.get_ylim()[1] * (30 if labels else 1))
+        top = ax.get_ylim()[1]
+        ax.set_ylim(LOG_FLOOR, LOG_FLOOR * (top / LOG_FLOOR) ** headroom(ax, reserve_pt + 4))
     else:
         # Set by hand: a zero-height bar on top of a stack pins autoscaling to the stack's top.
         top = max(bottom) if stacked else max((float(np.nanmax(v)) if not np.all(np.isnan(v)) else 0.0)
                                               for v in (np.asarray(v, dtype=float) for v in series.values()))
-        ax.set_ylim(0, top * (1.2 if labels else 1.05) if top > 0 else 1)
-    if legend and len(series) > 1:
-        ax.legend(fontsize=7)
+        ax.set_ylim(0, top * headroom(ax, reserve_pt) * 1.03 if top > 0 else 1)
+    if with_legend:
+        top_legend(ax)
+
+
+def headroom(ax, reserve_pt):
+    """The factor by which an axis' top must exceed the data's top to leave reserve_pt points free above
+    it (taken from the axes' height before the layout, which shrinks them a little)."""
+    height_pt = ax.get_position().height * ax.figure.get_figheight() * 72 * 0.85
+    return 1 / max(0.4, 1 - reserve_pt / height_pt)
+
+
+def legend_rows(ax, entries):
+    return math.ceil(entries / _legend_columns(ax, entries))
+
+
+def _legend_columns(ax, entries):
+    # About 70 points an entry at the legend's size (a handle and a name of some ten characters).
+    width_pt = ax.get_position().width * ax.figure.get_figwidth() * 72
+    return max(1, min(entries, int(width_pt // 70)))
+
+
+def top_legend(ax, fontsize=7):
+    """The axes' legend in rows along its top, without a frame: bars() leaves the band free."""
+    handles, names = ax.get_legend_handles_labels()
+    ax.legend(handles, names, fontsize=fontsize, loc="upper left", ncol=_legend_columns(ax, len(names)),
+              frameon=False, borderaxespad=0.2, handlelength=1.2, columnspacing=0.8)
+
+
+def short_number(v):
+    """A count for a bar's label: 3 significant digits, thousands and millions as k and M (no e+03)."""
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g}{suffix}"
+    return f"{v:.3g}"
 
 
 def log2_axes(ax, xticks):
@@ -86,7 +126,11 @@ def log2_axes(ax, xticks):
 def save(fig, out_dir, name):
     """Writes NAME.png and NAME.svg under out_dir; returns their paths."""
     os.makedirs(out_dir, exist_ok=True)
-    fig.tight_layout()
+    # Room for the title at the top: tight_layout leaves it out, and the panels' titles ran into it.
+    title = getattr(fig, "_suptitle", None)  # set by panels(); matplotlib 3.6 has no getter
+    lines = title.get_text().count("\n") + 1 if title is not None and title.get_text() else 0
+    title_in = lines * title.get_fontsize() * 1.35 / 72 if lines else 0
+    fig.tight_layout(rect=(0, 0, 1, 1 - title_in / fig.get_figheight()))
     paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("png", "svg")]
     for path in paths:
         fig.savefig(path, dpi=150, metadata={"Date": None} if path.endswith(".svg") else None)

@@ -10,7 +10,7 @@ import math
 
 from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
-from draw import NoData, bars, panels
+from draw import NoData, bars, panels, short_number, top_legend
 from results import VARIANTS, group, main_runs, rate, stat, where
 
 VARIANT_ORDER = [VARIANTS[k] for k in ((True, True), (False, True), (True, False), (False, False))]
@@ -91,7 +91,7 @@ def ranks(results):
         ax.axhline(1, color="grey", linestyle=":", linewidth=1)
         ax.set_ylabel("wall time, 1 rank / 2 ranks (×)")
         ax.set_title("Speedup of 2 ranks over 1")
-        ax.legend(fontsize=7)
+        top_legend(ax)  # with the ideal line
     if z3_runs:
         keys = group(z3_runs, "program", "strategy", "variant")
         labels = [f"{p}\n{s}, {v}" for p, s, v in keys]
@@ -100,7 +100,7 @@ def ranks(results):
                               (axes[1], "states expanded per second", lambda rs: rate(rs, lambda r: r.states))):
             series = {f"{n} rank{'s' if n > 1 else ''}": [per(where(rs, ranks=n)) if where(rs, ranks=n) else 0
                                                          for rs in keys.values()] for n in counts}
-            bars(ax, labels, series, labels={k: [f"{v:.3g}" for v in vs] for k, vs in series.items()})
+            bars(ax, labels, series, labels={k: [short_number(v) for v in vs] for k, vs in series.items()})
             ax.set_ylabel(what)
             ax.set_title(f"With z3 answering: {what}")
     return fig

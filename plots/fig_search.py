@@ -1,7 +1,7 @@
 """Where the search spends itself: time per phase, abstract-expression queries, bfs frontier sizes."""
 from matplotlib.ticker import MaxNLocator
 
-from draw import NoData, bars, panels, setting_label
+from draw import NoData, bars, panels, setting_label, short_number
 from results import group, mean, stat, where
 
 PHASES = ("expand", "expr", "fingerprint", "dedup", "verify")
@@ -53,7 +53,7 @@ def expr_queries(results, setting):
             fewest.setdefault(program, (threads, g))  # group() sorts threads ascending
         series = {name: [mean(stat(r, key) for r in g) for _, g in fewest.values()]
                   for name, key in QUERIES.items()}
-        counts = {name: [f"{v:.0f}" for v in values] for name, values in series.items()}
+        counts = {name: [short_number(v) for v in values] for name, values in series.items()}
         # Counts span orders of magnitude (z3 is the rare, costly case): a log axis, zeros printed.
         bars(ax, [f"{p} ({t})" for p, (t, _) in fewest.items()], series, log=True, labels=counts)
         ax.set_ylabel("queries (count, log scale)")
