@@ -112,6 +112,47 @@ def short_number(v):
     return f"{v:.3g}"
 
 
+# One colour per strategy in every figure, so that a strategy reads the same from panel to panel.
+STRATEGY_COLORS = {"dfs": "tab:orange", "dfs-static": "tab:purple", "dfs-omp": "tab:red", "dfs-mpi": "tab:green",
+                   "bfs": "tab:blue"}
+
+
+def strategy_color(strategy):
+    return STRATEGY_COLORS.get(strategy, "tab:gray")
+
+
+def series_color(i, n):
+    """The colour of series i of n: the ten of the default cycle while they suffice, else twenty
+    (with ten, a dozen programs' lines repeated colours)."""
+    return plt.get_cmap("tab10" if n <= 10 else "tab20")(i % 20)
+
+
+def shared_legend(fig, axes, fontsize=7, title=None):
+    """One legend for panels that draw the same series: every label once, in the order first met. It
+    takes a panel slot the figure left empty (panels() hides them) or, with none, a column to the
+    right of the panels (save() makes room for it); the panels' own legends are removed."""
+    seen = {}
+    for ax in axes:
+        for handle, name in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(name, handle)
+        if ax.get_legend():
+            ax.get_legend().remove()
+    if not seen:
+        return
+    free = [ax for ax in fig.axes if not ax.get_visible()]
+    if free:
+        slot = free[0]
+        slot.set_visible(True)
+        slot.axis("off")
+        slot.legend(list(seen.values()), list(seen), loc="center", fontsize=fontsize, title=title,
+                    title_fontsize=fontsize, frameon=False, ncol=1 if len(seen) <= 12 else 2)
+        return
+    fig.legend(list(seen.values()), list(seen), loc="center right", fontsize=fontsize, title=title,
+               title_fontsize=fontsize, frameon=False)
+    # Its width: a handle and the longest name at about 0.55 em a character.
+    fig.ugs_right_in = (30 + 0.55 * fontsize * max(len(name) for name in seen)) / 72
+
+
 def log2_axes(ax, xticks):
     """Both axes in powers of two, labelled with plain numbers (1, 2, 4, not 2^0, 2^1, 2^2)."""
     plain = ticker.FuncFormatter(lambda v, _: f"{v:g}")
@@ -129,8 +170,12 @@ def save(fig, out_dir, name):
     # Room for the title at the top: tight_layout leaves it out, and the panels' titles ran into it.
     title = getattr(fig, "_suptitle", None)  # set by panels(); matplotlib 3.6 has no getter
     lines = title.get_text().count("\n") + 1 if title is not None and title.get_text() else 0
-    title_in = lines * title.get_fontsize() * 1.35 / 72 if lines else 0
-    fig.tight_layout(rect=(0, 0, 1, 1 - title_in / fig.get_figheight()))
+    title_in = lines * title.get_fontsize() * 1.35 / 72 + 0.1 if lines else 0
+    if lines:  # a fixed distance from the top: at its default height a tall figure's title sat in the panels
+        title.set_y(1 - 0.06 / fig.get_figheight())
+        title.set_va("top")
+    right_in = getattr(fig, "ugs_right_in", 0)  # a legend beside the panels (shared_legend)
+    fig.tight_layout(rect=(0, 0, 1 - right_in / fig.get_figwidth(), 1 - title_in / fig.get_figheight()))
     paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("png", "svg")]
     for path in paths:
         fig.savefig(path, dpi=150, metadata={"Date": None} if path.endswith(".svg") else None)

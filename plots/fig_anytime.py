@@ -6,7 +6,7 @@ when it completed. One curve per strategy, at the most threads that strategy ran
 one rank, from plain runs (every oracle stage on); a program searched in several spaces gets a panel
 per space.
 """
-from draw import NoData, panels
+from draw import NoData, panels, shared_legend, strategy_color
 from results import group, plain, where
 
 
@@ -38,19 +38,24 @@ def anytime(results):
     fig, axes = panels(len(curves), "Best estimated cost found against time (× stopped by its time limit, "
                        "| completed)", ncols=4, width=4.0)
     for ax, ((program, space), by_strategy) in zip(axes, curves.items()):
+        none = []
         for strategy, run in by_strategy.items():
             steps = best_so_far(run.found)
             label = f"{strategy} ({run.threads})"
             if not steps:
-                ax.plot([], [], label=f"{label}: none")
+                none.append(label)
                 continue
             xs = [t for t, _ in steps] + [max(run.wall_s, steps[-1][0])]
             ys = [c for _, c in steps] + [steps[-1][1]]
-            line, = ax.step(xs, ys, where="post", label=label)
-            ax.plot(xs[-1], ys[-1], "x" if run.partial else "|", color=line.get_color(), markersize=8)
+            color = strategy_color(strategy)
+            ax.step(xs, ys, where="post", label=label, color=color)
+            ax.plot(xs[-1], ys[-1], "x" if run.partial else "|", color=color, markersize=8)
+        if none:  # the shared legend names the strategies; the panel says which found nothing
+            ax.text(0.98, 0.98, "no μGraph: " + ", ".join(none), transform=ax.transAxes, ha="right", va="top",
+                    fontsize=7)
         ax.set_xscale("log")
         ax.set_xlabel("time into the run (s, log scale)")
         ax.set_ylabel("best estimated time (µs)")
         ax.set_title(f"{program} ({space} space)" if several_spaces and space else program)
-        ax.legend(fontsize=7, title="strategy (threads)", title_fontsize=7)
+    shared_legend(fig, axes, title="strategy (threads)")
     return fig

@@ -6,7 +6,7 @@ equals the ratio of wall times; it stays meaningful for runs stopped by a time l
 """
 import math
 
-from draw import NoData, bars, log2_axes, panels, setting_label
+from draw import NoData, bars, log2_axes, panels, setting_label, shared_legend, strategy_color
 from results import geomean, group, rate, where
 
 BASELINE = ("dfs", 1)
@@ -39,9 +39,11 @@ def _plot_lines(ax, lines, title):
     """lines: {(strategy, ranks): {workers: speedup}}; with the ideal line y = workers."""
     most = max(w for line in lines.values() for w in line)
     ax.plot([1, most], [1, most], "k--", linewidth=1, label="ideal")
-    for key, points in lines.items():
+    for (strategy, ranks), points in lines.items():
         xs = sorted(points)
-        ax.plot(xs, [points[x] for x in xs], marker="o", label=_line_label(*key))
+        # Over ranks: the strategy's colour, dotted, square markers.
+        ax.plot(xs, [points[x] for x in xs], marker="o" if ranks == 1 else "s", linestyle="-" if ranks == 1 else ":",
+                color=strategy_color(strategy), label=_line_label(strategy, ranks))
     log2_axes(ax, {w for line in lines.values() for w in line})
     ax.set_xlabel("workers (threads × ranks)")
     ax.set_ylabel("speedup over dfs, 1 thread (×)")
@@ -93,6 +95,7 @@ def speedup_per_program(results, setting):
                        ncols=4, width=4.0)
     for ax, (program, lines) in zip(axes, per_program.items()):
         _plot_lines(ax, lines, program)
+    shared_legend(fig, axes)
     return fig
 
 

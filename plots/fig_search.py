@@ -1,7 +1,7 @@
 """Where the search spends itself: time per phase, abstract-expression queries, bfs frontier sizes."""
 from matplotlib.ticker import MaxNLocator
 
-from draw import NoData, bars, panels, setting_label, short_number
+from draw import NoData, bars, panels, series_color, setting_label, shared_legend, short_number
 from results import group, mean, stat, where
 
 PHASES = ("expand", "expr", "fingerprint", "dedup", "verify")
@@ -69,17 +69,18 @@ def frontier(results):
     if not with_levels:
         raise NoData("no bfs run with per-level statistics (stats.levels)")
     fig, axes = panels(4, "bfs per level: frontier, survivors and the bulk fingerprint test", ncols=2, width=5.5)
-    for (program,), rs in group(with_levels, "program").items():
+    by_program = group(with_levels, "program")
+    for i, ((program,), rs) in enumerate(by_program.items()):
         levels = sorted(min(rs, key=lambda r: r.workers).stats["levels"], key=lambda lv: lv["level"])
         xs = [lv["level"] for lv in levels]
-        axes[0].plot(xs, [lv.get("frontier", 0) for lv in levels], marker="o", label=program)
-        axes[1].plot(xs, [100 * lv.get("survivors", 0) / max(lv.get("candidates", 0), 1) for lv in levels],
-                     marker="o", label=program)
+        style = {"marker": "o", "label": program, "color": series_color(i, len(by_program))}
+        axes[0].plot(xs, [lv.get("frontier", 0) for lv in levels], **style)
+        axes[1].plot(xs, [100 * lv.get("survivors", 0) / max(lv.get("candidates", 0), 1) for lv in levels], **style)
         # Levels without completions have no bulk test: left out, not drawn as zeros on a log axis.
         tested = [lv for lv in levels if lv.get("fingerprints", 0) > 0 and lv.get("fingerprint_calls", 0) > 0]
-        axes[2].plot([lv["level"] for lv in tested], [lv["fingerprints"] for lv in tested], marker="o", label=program)
+        axes[2].plot([lv["level"] for lv in tested], [lv["fingerprints"] for lv in tested], **style)
         axes[3].plot([lv["level"] for lv in tested], [lv["fingerprints"] / lv["fingerprint_calls"] for lv in tested],
-                     marker="o", label=program)
+                     **style)
     for ax, ylabel, log in ((axes[0], "states in the frontier (log scale)", True),
                             (axes[1], "survivors / candidates (%)", False),
                             (axes[2], "completions fingerprinted (log scale)", True),
@@ -88,5 +89,5 @@ def frontier(results):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(ylabel)
         ax.set_yscale("log" if log else "linear")
-        ax.legend(fontsize=7)
+    shared_legend(fig, axes, title="program")
     return fig
