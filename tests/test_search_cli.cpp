@@ -82,6 +82,16 @@ TEST(SearchCli, SpacesAreNamedRecordedAndRefusedWhenEmpty) {
   EXPECT_NE(empty.err.find("loop_ranges"), std::string::npos) << empty.err;
   EXPECT_EQ(std::count(empty.err.begin(), empty.err.end(), '\n'), 1) << empty.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/y.json"));
+  // The open space's limits leave lora_small no first step (its 4 inputs count against max_kernel_ops):
+  // a complete, empty run, and one line saying which limits to raise.
+  const test::RunResult closed =
+      test::run_ugsearch({"search", "lora_small", "--space", "open", "--quiet", "--out", dir + "/z.json"});
+  EXPECT_EQ(closed.status, 0) << closed.err;
+  EXPECT_NE(closed.err.find("no step from the inputs"), std::string::npos) << closed.err;
+  EXPECT_NE(closed.err.find("max_kernel_ops"), std::string::npos) << closed.err;
+  EXPECT_EQ(std::count(closed.err.begin(), closed.err.end(), '\n'), 1) << closed.err;
+  EXPECT_TRUE(json::parse(read_file(dir + "/z.json"))["mugraphs"].empty());
+  EXPECT_TRUE(preset.err.empty()) << preset.err;  // a space with steps says nothing of the kind
 }
 
 // --objective best: the run records its objective and factor, keeps only μGraphs within the factor of

@@ -173,6 +173,15 @@ int search(const Opts& args, Comm* comm) {
                result.partial ? " so far (stopped by " + (sig ? stopped_by : "--time-limit") + ")" : "", result.wall_s,
                result.totals.states, result.totals.states / std::max(result.wall_s, 1e-9), result.expr.z3_calls,
                args.out);
+  // A space that admits no first step is searched whole at once: the run is complete and empty, and
+  // the line says why (the limits, mostly: the kernel-op limit counts the inputs).
+  if (!result.partial && result.mugraphs.empty() && result.totals.states <= 1 && result.totals.candidates == 0)
+    fmt::print(stderr,
+               "ugsearch: {}: no step from the inputs passes the space's checks ({} cut by the op limits, {} by "
+               "shapes); raise the limits (max_kernel_ops {} counts the {} inputs, max_block_inputs {}, "
+               "max_block_ops {} counts the loaders) or search another --space\n",
+               program.name, result.totals.pruned.reach, result.totals.pruned.shape, cfg.max_kernel_ops,
+               program.graph.num_inputs, cfg.max_block_inputs, cfg.max_block_ops);
   return status;
 }
 
