@@ -153,6 +153,19 @@ def shared_legend(fig, axes, fontsize=7, title=None):
     fig.ugs_right_in = (30 + 0.55 * fontsize * max(len(name) for name in seen)) / 72
 
 
+def log_time_axis(ax):
+    """The x axis in log scale, labelled with plain numbers (0.1, 2, 50, not 2 × 10^1); between the
+    powers of ten only 2 and 5 are ticked, and labelled only where the axis spans under two decades
+    (matplotlib labels every minor tick of a short log axis, and they ran into each other)."""
+    ax.set_xscale("log")
+    plain = ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    low, high = ax.get_xlim()
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_locator(ticker.LogLocator(subs=(2, 5)))
+    short = low > 0 and high / low < 100
+    ax.xaxis.set_minor_formatter(plain if short else ticker.NullFormatter())
+
+
 def log2_axes(ax, xticks):
     """Both axes in powers of two, labelled with plain numbers (1, 2, 4, not 2^0, 2^1, 2^2)."""
     plain = ticker.FuncFormatter(lambda v, _: f"{v:g}")

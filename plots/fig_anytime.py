@@ -6,7 +6,7 @@ when it completed. One curve per strategy, at the most threads that strategy ran
 one rank, from plain runs (every oracle stage on); a program searched in several spaces gets a panel
 per space.
 """
-from draw import NoData, panels, shared_legend, strategy_color
+from draw import NoData, log_time_axis, panels, shared_legend, strategy_color
 from results import group, plain, where
 
 
@@ -53,7 +53,7 @@ def anytime(results):
         if none:  # the shared legend names the strategies; the panel says which found nothing
             ax.text(0.98, 0.98, "no μGraph: " + ", ".join(none), transform=ax.transAxes, ha="right", va="top",
                     fontsize=7)
-        ax.set_xscale("log")
+        log_time_axis(ax)
         ax.set_xlabel("time into the run (s, log scale)")
         ax.set_ylabel("best estimated time (µs)")
         ax.set_title(f"{program} ({space} space)" if several_spaces and space else program)
