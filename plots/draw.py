@@ -35,7 +35,10 @@ def panels(n, title, ncols=3, width=4.6, height=3.4):
     flat = list(axes.flat)
     for ax in flat[n:]:
         ax.set_visible(False)
-    fig.suptitle("\n".join(lines))
+    # A fixed distance from the top (at its default height a tall figure's title sat in the panels),
+    # and kept out of the layout by save(): tight_layout leaves a title out, and panel titles ran into it.
+    fig.suptitle("\n".join(lines), y=1 - 0.06 / fig.get_figheight(), va="top")
+    fig.ugs_top_in = len(lines) * plt.rcParams["figure.titlesize"] * 1.35 / 72 + 0.1
     return fig, flat[:n]
 
 
@@ -180,15 +183,9 @@ def log2_axes(ax, xticks):
 def save(fig, out_dir, name):
     """Writes NAME.png and NAME.svg under out_dir; returns their paths."""
     os.makedirs(out_dir, exist_ok=True)
-    # Room for the title at the top: tight_layout leaves it out, and the panels' titles ran into it.
-    title = getattr(fig, "_suptitle", None)  # set by panels(); matplotlib 3.6 has no getter
-    lines = title.get_text().count("\n") + 1 if title is not None and title.get_text() else 0
-    title_in = lines * title.get_fontsize() * 1.35 / 72 + 0.1 if lines else 0
-    if lines:  # a fixed distance from the top: at its default height a tall figure's title sat in the panels
-        title.set_y(1 - 0.06 / fig.get_figheight())
-        title.set_va("top")
-    right_in = getattr(fig, "ugs_right_in", 0)  # a legend beside the panels (shared_legend)
-    fig.tight_layout(rect=(0, 0, 1 - right_in / fig.get_figwidth(), 1 - title_in / fig.get_figheight()))
+    # The margins panels() and shared_legend() asked for: the title's, and a legend's beside the panels.
+    top_in, right_in = getattr(fig, "ugs_top_in", 0), getattr(fig, "ugs_right_in", 0)
+    fig.tight_layout(rect=(0, 0, 1 - right_in / fig.get_figwidth(), 1 - top_in / fig.get_figheight()))
     paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("png", "svg")]
     for path in paths:
         fig.savefig(path, dpi=150, metadata={"Date": None} if path.endswith(".svg") else None)
