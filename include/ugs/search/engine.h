@@ -87,6 +87,7 @@ struct alignas(64) Worker {
   std::atomic<uint64_t> progress{0};         // states, for the progress line (count_state())
   std::deque<std::vector<Step>> by_depth;    // scratch step lists, one per depth (stable references)
   std::vector<KernelGraph> completions;      // scratch
+  std::vector<uint32_t> completion_groups;   // scratch: their groups' ends (Generator::replay)
   KernelPrices prices;                       // the cost bound's memo of the states it met
   // What the backend keeps of this thread's last candidate (null: nothing): a thread's candidates
   // follow one another (down one subtree, or from one chunk of a level) and mostly begin with the
@@ -123,6 +124,11 @@ struct alignas(64) Worker {
 // previous candidates.
 bool verify_completions(const Engine& engine, std::span<const KernelGraph> completions, Worker& worker,
                         const std::atomic<bool>* stop, FingerprintContext* ctx = nullptr);
+// The same for each group of a replayed opening's completions (Generator::replay; `group_ends`: each
+// group's end), as under each closed state. True if one group's did.
+bool verify_completion_groups(const Engine& engine, std::span<const KernelGraph> completions,
+                              std::span<const uint32_t> group_ends, Worker& worker, const std::atomic<bool>* stop,
+                              FingerprintContext* ctx = nullptr);
 // Counts `state`, verifies the μGraphs it completes, and leaves in `children` the steps from it that
 // pass every check, the abstract-expression one included. Under the cost bound a state past it is
 // counted and cut (stats.pruned.cost): its completions untried, or no children.

@@ -9,6 +9,7 @@ namespace ugs::search_detail {
 void Fed::clear() {
   completions.clear();
   owners.clear();
+  groups.clear();
   matched.clear();
 }
 
@@ -42,7 +43,8 @@ void Completions::verify(const Batch& batch, Team& team) {
   for (size_t k = 0; k < graphs_.size();) {
     size_t end = k;
     bool any = false;
-    while (end < graphs_.size() && owner_[end] == owner_[k]) any |= fp_.match[end++] != 0;
+    while (end < graphs_.size() && owner_[end] == owner_[k] && group_[end] == group_[k])
+      any |= fp_.match[end++] != 0;
     if (any) runs_.push_back({k, end});
     k = end;
   }
@@ -68,6 +70,7 @@ void Completions::fingerprint(const Batch& batch) {
   wait_s_ += seconds_since(start);
   graphs_.clear();
   owner_.clear();
+  group_.clear();
   fp_.match.clear();
   if (batch.size() > batch.own) gather(fed_[now_ ^ 1], before_chunks_, static_cast<uint32_t>(batch.own));
   if (batch.draining) gather(fed_[now_], batch.own_chunks, 0);
@@ -81,6 +84,7 @@ void Completions::gather(std::vector<Fed>& fed, size_t chunks, uint32_t first_ow
     for (size_t k = 0; k < f.completions.size(); ++k) {
       graphs_.push_back(&f.completions[k]);
       owner_.push_back(first_owner + f.owners[k]);
+      group_.push_back(f.groups[k]);
     }
     fp_.match.insert(fp_.match.end(), f.matched.begin(), f.matched.end());
   }
@@ -104,7 +108,8 @@ void Completions::confirm_field_tests_in_bulk() {
 
 // --objective best: the cheapest runs are confirmed first, so the first μGraph confirmed lowers the
 // cost limit as far as this batch can, and the runs past it are skipped (confirm_run). A run is one
-// state's completions, which share its kernel ops and so their cost.
+// state's completions (one closed state's, under a replayed opening), which share their kernel ops and so
+// their cost.
 void Completions::order_runs_by_cost() {
   for (Run& run : runs_) run.us = engine_.bound.price_us(*graphs_[run.begin]);
   std::stable_sort(runs_.begin(), runs_.end(), [](const Run& a, const Run& b) { return a.us < b.us; });

@@ -31,6 +31,7 @@ namespace ugs::search_detail {
 struct Fed {
   std::vector<KernelGraph> completions;
   std::vector<uint32_t> owners;  // the batch state each came from; once carried, the carried state's
+  std::vector<uint32_t> groups;  // its group among its owner's (a replayed opening's closed states)
   std::vector<uint8_t> matched;  // per completion: its fingerprint matched (from the feed)
   void clear();
 };
@@ -87,6 +88,7 @@ class Completions {
   std::vector<uint8_t> verified_;  // per batch state: one of its completions passed confirmation
   std::vector<const KernelGraph*> graphs_;  // the batch's completions, fingerprinted together
   std::vector<uint32_t> owner_;             // the batch state each came from
+  std::vector<uint32_t> group_;             // and its group there (Fed::groups)
   Fingerprints fp_;
   struct Run {
     size_t begin, end;  // one matched state's completions [begin, end)

@@ -70,19 +70,39 @@ void Expander::expand_chunks(LevelStore& store) {
         continue;
       }
       const size_t before = fed.completions.size();
-      engine_.gen.completions(state, fed.completions);
+      // A replayed opening has no children: the closed states below it are terminal (Generator::replay).
+      const bool replayed = engine_.gen.replays(state);
+      std::vector<uint32_t>& groups = worker.completion_groups;
+      groups.clear();
+      if (!replayed)
+        engine_.gen.completions(state, fed.completions);
+      else if (reach == CostBound::Reach::All)
+        engine_.gen.replay(state, fed.completions, groups);
       const bool completes = fed.completions.size() > before;  // verified first: a verified μGraph is not extended
       if (completes && completions_.batched()) {  // fed; a state once finished (expand_deferred)
         fed.owners.resize(fed.completions.size(), static_cast<uint32_t>(i));
+        uint32_t group = 0;
+        for (const uint32_t group_end : groups) fed.groups.resize(group_end, group++);  // ends in fed.completions
+        fed.groups.resize(fed.completions.size(), 0);
         chunk.deferred.push_back(static_cast<uint32_t>(i));
         continue;
       }
       ++worker.counters.states;
-      if (completes) {
-        const bool verified = verify_completions(engine_, std::span(fed.completions).subspan(before), worker, stop_,
-                                                 worker.fingerprints.get());  // here, on this thread
+      if (completes) {  // here, on this thread
+        const std::span<const KernelGraph> done = std::span(fed.completions).subspan(before);
+        bool verified = false;
+        if (replayed) {
+          for (uint32_t& group_end : groups) group_end -= static_cast<uint32_t>(before);
+          verified = verify_completion_groups(engine_, done, groups, worker, stop_, worker.fingerprints.get());
+        } else {
+          verified = verify_completions(engine_, done, worker, stop_, worker.fingerprints.get());
+        }
         fed.completions.resize(before);
         if (verified || raised(stop_)) continue;
+      }
+      if (replayed) {
+        if (reach != CostBound::Reach::All) ++worker.counters.pruned.cost;
+        continue;
       }
       generate(static_cast<uint32_t>(i), chunk, thread, reach);
     }
@@ -157,6 +177,7 @@ void Expander::expand_deferred(const LevelStore& store) {
       ++worker.counters.states;
       if (completions_.verified(i)) continue;
       visit(store, i, thread);
+      if (engine_.gen.replays(scratch_[thread].cursor.state())) continue;  // no children: replayed
       generate(i, chunk, thread, engine_.bound.reach(scratch_[thread].cursor.state(), worker.prices));
     }
   });

@@ -58,6 +58,19 @@ bool verify_completions(const Engine& engine, std::span<const KernelGraph> compl
   return found;
 }
 
+bool verify_completion_groups(const Engine& engine, std::span<const KernelGraph> completions,
+                              std::span<const uint32_t> group_ends, Worker& worker, const std::atomic<bool>* stop,
+                              FingerprintContext* ctx) {
+  bool found = false;
+  uint32_t begin = 0;
+  for (const uint32_t end : group_ends) {
+    if (stop && stop->load(std::memory_order_relaxed)) break;
+    found = verify_completions(engine, completions.subspan(begin, end - begin), worker, stop, ctx) || found;
+    begin = end;
+  }
+  return found;
+}
+
 namespace {
 
 // A query the oracle's cache does not know, timed as expr.
@@ -85,6 +98,17 @@ void visit(const Engine& engine, const State& state, Worker& worker, std::vector
     return;
   }
   worker.completions.clear();
+  if (engine.gen.replays(state)) {  // the closed states below it are terminal: only what they complete
+    if (reach == CostBound::Reach::Completions) {
+      ++worker.counters.pruned.cost;
+      return;
+    }
+    worker.completion_groups.clear();
+    engine.gen.replay(state, worker.completions, worker.completion_groups);
+    verify_completion_groups(engine, worker.completions, worker.completion_groups, worker, &engine.stop,
+                             worker.fingerprints.get());
+    return;
+  }
   engine.gen.completions(state, worker.completions);
   // As Mirage, a verified μGraph is not extended; a stopped run generates nothing more.
   if (verify_completions(engine, worker.completions, worker, &engine.stop, worker.fingerprints.get()) ||

@@ -175,6 +175,9 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   // searching them ahead would move most of the search into its first levels (and its first μGraph
   // after them).
   const bool lookahead = closings_ && !state.kernel.blocks.empty() && final_block;
+  // A replayed opening (closing_replay.cpp) is never searched, so it stays concrete: its launches
+  // gathered into one symbolic opening would be searched again, once more per opening.
+  const bool concrete = !cfg_.symbolic || (lookahead && cfg_.closing_replay == 1);
   thread_local std::vector<Launch> table;
   launch_table(state.kernel, ins.span(), table);
   const size_t first = out.size();
@@ -224,7 +227,7 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
         ++pruned.reach;
       } else if (lookahead && !may_close(state, st)) {
         ++pruned.reach;
-      } else if (!cfg_.symbolic) {
+      } else if (concrete) {
         out.push_back(st);
       } else {
         const FamilyKey key = family_key(st, launch);

@@ -1,6 +1,7 @@
 // The closing lookahead (closing_memo.h): an opening of a block graph that no kernel op can follow is
 // cut when no sequence of its block ops that the search would take reaches a closing that saves the
-// outputs' expressions. Searched depth-first once per signature, stopping at the first closing found.
+// outputs' expressions. Searched depth-first once per signature, stopping at the first closing found
+// (or whole, for the closing replay: closing_replay.cpp).
 #include <bit>
 
 #include "search/generator/closing_memo.h"
@@ -35,12 +36,21 @@ void ClosingMemo::add(const OpeningSignature& key, bool closes) {
   shard.answers.emplace(key, closes);
 }
 
-}  // namespace search_detail
+std::shared_ptr<const ReplayTrace> ClosingMemo::trace(const OpeningSignature& key) const {
+  const Shard& shard = shard_of(key);
+  const std::lock_guard lock(shard.mutex);
+  const auto it = shard.traces.find(key);
+  return it == shard.traces.end() ? nullptr : it->second;
+}
 
-namespace {
+void ClosingMemo::add_trace(const OpeningSignature& key, std::shared_ptr<const ReplayTrace> trace) {
+  Shard& shard = shard_of(key);
+  const std::lock_guard lock(shard.mutex);
+  shard.traces.emplace(key, std::move(trace));
+}
 
-search_detail::OpeningSignature signature_of(const State& opened, int64_t savers) {
-  search_detail::OpeningSignature key;
+OpeningSignature signature_of(const State& opened, int64_t savers) {
+  OpeningSignature key;
   const BlockGraph& block = opened.block;
   int at = 0;
   for (int a = 0; a < 3; ++a) key.words[at++] = block.grid[a];
@@ -57,19 +67,28 @@ search_detail::OpeningSignature signature_of(const State& opened, int64_t savers
   return key;
 }
 
-}  // namespace
+}  // namespace search_detail
 
 bool Generator::may_close(const State& state, const Step& opening) const {
   if (stopped()) return true;  // the search ends: no answer is needed
   State opened = apply(state, opening);  // searched in place: the walk takes back every op it adds
   const int64_t savers = search_detail::savers_allowed(opened.kernel, opened.block, program_.outputs.size(), cfg_);
-  const search_detail::OpeningSignature key = signature_of(opened, savers);
+  const search_detail::OpeningSignature key = search_detail::signature_of(opened, savers);
   if (const std::optional<bool> known = closings_->find(key)) {
     closings_->answered.fetch_add(1, std::memory_order_relaxed);
     return *known;
   }
   uint64_t visited = 0;
-  const bool closes = subtree_closes(opened, 0, visited);
+  bool closes = false;
+  if (cfg_.closing_replay == 1) {  // searched whole: its closings are replayed on every opening kept
+    auto trace = std::make_shared<search_detail::ReplayTrace>();
+    trace_subtree(opened, *trace, visited);
+    if (stopped()) return true;
+    closes = !trace->empty();
+    if (closes) closings_->add_trace(key, std::move(trace));
+  } else {
+    closes = subtree_closes(opened, 0, visited);
+  }
   if (stopped()) return true;  // the search may have ended early: not an answer to remember
   closings_->add(key, closes);
   closings_->signatures.fetch_add(1, std::memory_order_relaxed);
@@ -86,8 +105,9 @@ bool Generator::stopped() const { return stop_ && stop_->load(std::memory_order_
 Generator::LookaheadStats Generator::lookahead_stats() const {
   if (!closings_) return {};
   const auto read = [](const std::atomic<uint64_t>& n) { return n.load(std::memory_order_relaxed); };
-  return {read(closings_->signatures), read(closings_->states), read(closings_->closing),
-          read(closings_->closing_states), read(closings_->answered)};
+  return {read(closings_->signatures),     read(closings_->states),   read(closings_->closing),
+          read(closings_->closing_states), read(closings_->answered), read(closings_->replayed),
+          read(closings_->replayed_closings), read(closings_->late_traces)};
 }
 
 // The block-level part of close_steps' checks (the kernel-level ones differ between the kernel graphs

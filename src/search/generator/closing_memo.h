@@ -15,7 +15,11 @@
 #include <optional>
 #include <unordered_map>
 
+#include <vector>
+
+#include "ugs/expr/expr.h"
 #include "ugs/ir/graph.h"
+#include "ugs/search/generator/state.h"
 
 namespace ugs::search_detail {
 
@@ -26,24 +30,48 @@ struct OpeningSignature {
   friend bool operator==(const OpeningSignature&, const OpeningSignature&) = default;
 };
 
+// The signature of the concrete opening `opened`, whose block graph may have `savers` savers.
+OpeningSignature signature_of(const State& opened, int64_t savers);
+
+// The closings a signature's block ops reach (closing_replay.cpp), as the walk of its search that
+// leads to them: its ops in depth-first order, each with the ops its block graph holds once it is
+// applied (the walk takes back ops until it holds one less), marked where the block-level checks of
+// a closing pass. Ops leading to no such mark are left out.
+struct ReplayStep {
+  Op op;
+  expr::ExprId query = 0;
+  uint8_t ops = 0;
+  bool closes = false;
+};
+using ReplayTrace = std::vector<ReplayStep>;
+
 class ClosingMemo {
  public:
   std::optional<bool> find(const OpeningSignature& key) const;
   void add(const OpeningSignature& key, bool closes);
+  // A signature's trace, when one was made (closing_replay 1).
+  std::shared_ptr<const ReplayTrace> trace(const OpeningSignature& key) const;
+  void add_trace(const OpeningSignature& key, std::shared_ptr<const ReplayTrace> trace);
 
   // Counted by the searches ahead: signatures searched, and the states they visited; of those, the
-  // signatures that can close and their states (a search that closes stops at its first closing);
+  // signatures that can close and their states (a search that closes stops at its first closing, but
+  // under the closing replay, which searches each signature whole);
   // and the openings answered from the memo, without a search.
   std::atomic<uint64_t> signatures{0}, states{0}, closing{0}, closing_states{0}, answered{0};
+  // Counted by the replays: openings replayed, the closings replayed on them, and the traces made
+  // outside the lookahead (a resumed run's openings; the states of their searches count in `states`).
+  std::atomic<uint64_t> replayed{0}, replayed_closings{0}, late_traces{0};
 
- private:
   struct Hash {
     size_t operator()(const OpeningSignature& key) const;
   };
+
+ private:
   static constexpr int kShards = 64;
   struct Shard {
     mutable std::mutex mutex;
     std::unordered_map<OpeningSignature, bool, Hash> answers;
+    std::unordered_map<OpeningSignature, std::shared_ptr<const ReplayTrace>, Hash> traces;
   };
   Shard& shard_of(const OpeningSignature& key) const { return shards_[Hash{}(key) % kShards]; }
   mutable std::array<Shard, kShards> shards_;

@@ -50,6 +50,10 @@ namespace ugs {
     "1 (with expr_reach 1): an opening of a block graph that must make the outputs is pruned (a symbolic "   \
     "one, launch by launch) when its block ops, searched ahead once per signature, reach no closing that "   \
     "saves them; 0: never")                                                                                   \
+  X(closing_replay, 1, 0, 1,                                                                                  \
+    "1 (with closing_lookahead 1): a concrete opening the lookahead keeps is not searched again: the "      \
+    "closings its signature's search reached are replayed on it (the same μGraphs, fewer states); 0: "      \
+    "each such opening is searched")                                                                          \
   X(symbolic, 0, 0, 1,                                                                                        \
     "1: a block graph opens with its inputs and maps, its grid and loop range left open until it closes "   \
     "(fewer states, the same μGraphs)")

@@ -21,6 +21,8 @@ class ShapedOpsMemo;
 class OutputShapes;
 class OutputSymbols;
 class ClosingMemo;
+struct ReplayStep;
+using ReplayTrace = std::vector<ReplayStep>;
 }  // namespace search_detail
 namespace expr {
 class Oracle;
@@ -58,12 +60,26 @@ class Generator {
   // The μGraphs `state` completes: at kernel level, its open tensors matched to the program's outputs in
   // any order with equal shapes (one graph per matching order), outputs in program order.
   void completions(const State& state, std::vector<KernelGraph>& out) const;
+  // Whether `state` is an opening that is replayed, not searched (config closing_replay,
+  // closing_replay.cpp): a concrete opening of a block graph no kernel op can follow, above another
+  // block graph. It has no candidates: the closed states below it are terminal, and what they complete
+  // comes from replay().
+  bool replays(const State& state) const;
+  // The μGraphs completed by the closings below the replayed opening `state`: one group per closed
+  // state (its completions), `group_ends` receiving each group's end in `out`. A driver records the
+  // first of each group that passes, as it would under each closed state.
+  void replay(const State& state, std::vector<KernelGraph>& out, std::vector<uint32_t>& group_ends) const;
 
   // The closing lookahead's work so far: signatures searched, and states visited doing so; of
   // those, the signatures that can close and their states; and openings answered from the memo.
   struct LookaheadStats {
     uint64_t signatures = 0, states = 0, closing = 0, closing_states = 0, answered = 0;
+    // Openings replayed, the closings replayed on them, and traces made outside the lookahead.
+    uint64_t replayed = 0, replayed_closings = 0, late_traces = 0;
     LookaheadStats& operator+=(const LookaheadStats& o) {
+      replayed += o.replayed;
+      replayed_closings += o.replayed_closings;
+      late_traces += o.late_traces;
       signatures += o.signatures;
       states += o.states;
       closing += o.closing;
@@ -96,6 +112,9 @@ class Generator {
   // expressions (with the expression check of the last block graph on).
   bool saves_outputs(const State& state, uint32_t outs) const;
   bool subtree_closes(State& state, int depth, uint64_t& visited) const;
+  // Searches the block ops below `state` whole, appending to `trace` the walk to each state where a
+  // closing's block-level checks pass (closing_memo.h); whether it appended any.
+  bool trace_subtree(State& state, search_detail::ReplayTrace& trace, uint64_t& visited) const;
   // Whether the search's stop flag is up.
   bool stopped() const;
   // Sets state.family from a symbolic opening step (clears it for a concrete one).
