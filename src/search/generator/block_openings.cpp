@@ -2,10 +2,14 @@
 // (grid, listed or from Mirage's rule over the inputs, × loop range) × per-input (imap, fmap),
 // enumerated as one product. A symbolic opening (config `symbolic`) is one step per inputs and maps,
 // with the launches that open them.
+#include <algorithm>
 #include <bit>
+#include <span>
 #include <vector>
 
+#include "search/generator/closing_memo.h"
 #include "search/generator/enumerate.h"
+#include "search/generator/opening_memos.h"
 #include "search/generator/output_shapes.h"
 #include "search/generator/reach.h"
 #include "ugs/ir/canonical.h"
@@ -16,6 +20,7 @@
 namespace ugs {
 
 using search_detail::Odometer;
+using search_detail::TableOpening;
 
 namespace {
 
@@ -145,6 +150,86 @@ void Generator::open_steps(const State& state, std::vector<Step>& out, PruneCoun
   }
 }
 
+// The openings of inputs of these shapes that pass the checks before the lookahead, each with its
+// combination of launch and tile shapes (opening_memos.h).
+void Generator::build_opening_table(const KernelGraph& kernel, std::span<const int32_t> ins, int output_shape_ops,
+                                    search_detail::OpeningTable& table) const {
+  PruneCounts& found = table.pruned;
+  launch_table(kernel, ins, table.launches);
+  const int num_ins = ins.size();
+  std::vector<Shape> shapes;  // the distinct tile shapes of a loader's choices
+  for (size_t launch = 0; launch < table.launches.size(); ++launch) {
+    const Dim3& grid = table.launches[launch].grid;
+    const int32_t loop = table.launches[launch].loop;
+    std::array<std::vector<LoaderChoice>, kMaxBlockInputs> choices;
+    std::array<std::vector<uint32_t>, kMaxBlockInputs> shape_of;  // a choice's tile shape, numbered
+    std::array<uint32_t, kMaxBlockInputs> stride{};
+    FixedVec<int, kMaxBlockInputs> radix;
+    uint32_t combos = 1;
+    for (int i = 0; i < num_ins; ++i) {
+      choices[i] = loader_choices(kernel.shape(ins[i]), grid, loop, cfg_);
+      radix.push_back(static_cast<int>(choices[i].size()));
+      shapes.clear();
+      for (const LoaderChoice& c : choices[i]) {
+        const auto it = std::find(shapes.begin(), shapes.end(), c.tile);
+        shape_of[i].push_back(static_cast<uint32_t>(it - shapes.begin()));
+        if (it == shapes.end()) shapes.push_back(c.tile);
+      }
+      stride[i] = combos;
+      combos *= std::max<uint32_t>(1, shapes.size());
+    }
+    Odometer<kMaxBlockInputs> pick(radix);
+    if (pick.empty()) {
+      ++found.shape;
+      continue;
+    }
+    // The output-shape check's answer, per combination of this launch's tile shapes (-1: not asked).
+    std::vector<int8_t> may_save(combos, -1);
+    do {
+      TableOpening opening;
+      opening.launch = static_cast<uint32_t>(launch);
+      std::array<bool, 3> axis_used{};
+      bool looped = false;
+      int64_t elems = 0;
+      uint32_t combo = 0;
+      FixedVec<Shape, kMaxBlockInputs> tiles;
+      for (int i = 0; i < num_ins; ++i) {
+        const int digit = pick.digits()[i];
+        const LoaderChoice& c = choices[i][digit];
+        opening.imap[i] = c.imap;
+        opening.fmap[i] = c.fmap;
+        for (int a = 0; a < 3; ++a) axis_used[a] |= c.imap[a] != kNoDim;
+        looped |= c.fmap != kNoDim;
+        elems += c.tile.numel();
+        tiles.push_back(c.tile);
+        combo += shape_of[i][digit] * stride[i];
+      }
+      // Every block computes something distinct (each axis of size > 1 splits some input), and a
+      // loop iterates over something (some input has an fmap).
+      bool distinct = loop == 1 || looped;
+      for (int a = 0; a < 3; ++a) distinct = distinct && (grid[a] == 1 || axis_used[a]);
+      if (!distinct) {
+        ++found.shape;
+        continue;
+      }
+      if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
+        ++found.memory;
+        continue;
+      }
+      if (output_shape_ops > 0) {
+        if (may_save[combo] < 0) may_save[combo] = outputs_->may_save_output(grid, tiles.span(), output_shape_ops);
+        if (may_save[combo] == 0) {
+          ++found.reach;
+          continue;
+        }
+      }
+      opening.combo = table.combos + combo;
+      table.openings.push_back(opening);
+    } while (pick.next());
+    table.combos += combos;
+  }
+}
+
 void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins,
                                std::vector<Step>& out, PruneCounts& pruned) const {
   OpRank rank;  // the block op's rank is known up to its block key: can it still rank high enough?
@@ -168,8 +253,7 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   }
   // A block graph no kernel op can follow must save the outputs' shapes (output_shapes.h).
   const bool final_block = search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
-  const bool check_shapes = cfg_.output_reach == 1 && final_block;
-  const int ops_after_loaders = static_cast<int>(cfg_.max_block_ops) - num_ins;
+  const int output_shape_ops = cfg_.output_reach == 1 && final_block ? static_cast<int>(cfg_.max_block_ops) - num_ins : 0;
   // Searched ahead only above a block graph: there the same signature comes from each way that block
   // graph was built. Above the inputs and predefined ops alone signatures repeat little, and
   // searching them ahead would move most of the search into its first levels (and its first μGraph
@@ -178,71 +262,68 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   // A replayed opening (closing_replay.cpp) is never searched, so it stays concrete: its launches
   // gathered into one symbolic opening would be searched again, once more per opening.
   const bool concrete = !cfg_.symbolic || (lookahead && cfg_.closing_replay == 1);
-  thread_local std::vector<Launch> table;
-  launch_table(state.kernel, ins.span(), table);
+  // The last block graph's openings depend on its inputs alone (opening_memos.h).
+  const bool memos = cfg_.opening_memos == 1;
+  const bool remembered = memos && lookahead && concrete;
+  search_detail::KeptKey kept_key;
+  if (remembered) {
+    kept_key = search_detail::kept_key(
+        state, ins.span(), search_detail::savers_allowed(state.kernel, ins.span(), program_.outputs.size(), cfg_));
+    if (const std::shared_ptr<const search_detail::KeptOpenings> kept = kept_openings_->find(kept_key)) {
+      out.insert(out.end(), kept->steps.begin(), kept->steps.end());
+      pruned += kept->pruned;
+      if (closings_) closings_->answered.fetch_add(kept->lookahead, std::memory_order_relaxed);
+      return;
+    }
+  }
+  const search_detail::TableKey table_key = search_detail::table_key(state.kernel, ins.span(), output_shape_ops);
+  std::shared_ptr<const search_detail::OpeningTable> table = memos ? tables_->find(table_key) : nullptr;
+  if (!table) {
+    auto made = std::make_shared<search_detail::OpeningTable>();
+    build_opening_table(state.kernel, ins.span(), output_shape_ops, *made);
+    if (memos) tables_->add(table_key, made, made->openings.size());
+    table = std::move(made);
+  }
+  PruneCounts found = table->pruned;  // this enumeration's rejections, kept with its openings when remembered
+  uint64_t asked = 0, answered = 0;   // openings the lookahead was asked about, and of those answered here
+  // The lookahead's verdict per combination of launch and tile shapes (-1: not asked).
+  thread_local std::vector<int8_t> closes;
+  if (lookahead) closes.assign(table->combos, -1);
   const size_t first = out.size();
   // Symbolic openings: one step per loaders and part of the table, with the launches that open it.
   thread_local Families families;
   families.clear();
-  for (size_t launch = 0; launch < table.size(); ++launch) {
-    const Dim3& grid = table[launch].grid;
-    const int32_t loop = table[launch].loop;
-    std::array<std::vector<LoaderChoice>, kMaxBlockInputs> choices;
-    FixedVec<int, kMaxBlockInputs> radix;
-    for (int i = 0; i < num_ins; ++i) {
-      choices[i] = loader_choices(state.kernel.shape(ins[i]), grid, loop, cfg_);
-      radix.push_back(static_cast<int>(choices[i].size()));
+  for (const TableOpening& opening : table->openings) {
+    Step st;
+    st.kind = Step::Kind::OpenBlock;
+    st.grid = table->launches[opening.launch].grid;
+    st.loop = table->launches[opening.launch].loop;
+    for (int i = 0; i < num_ins; ++i) st.inputs.push_back({ins[i], opening.imap[i], opening.fmap[i]});
+    if (lookahead) {
+      ++asked;
+      int8_t& verdict = closes[opening.combo];
+      answered += verdict >= 0;
+      if (verdict < 0) verdict = may_close(state, st) ? 1 : 0;
+      if (verdict == 0) {
+        ++found.reach;
+        continue;
+      }
     }
-    Odometer<kMaxBlockInputs> pick(radix);
-    if (pick.empty()) {
-      ++pruned.shape;
+    if (concrete) {
+      out.push_back(st);
       continue;
     }
-    do {
-      Step st;
-      st.kind = Step::Kind::OpenBlock;
-      st.grid = grid;
-      st.loop = loop;
-      std::array<bool, 3> axis_used{};
-      bool looped = false;
-      int64_t elems = 0;
-      FixedVec<Shape, kMaxBlockInputs> tiles;
-      for (int i = 0; i < num_ins; ++i) {
-        const LoaderChoice& c = choices[i][pick.digits()[i]];
-        st.inputs.push_back({ins[i], c.imap, c.fmap});
-        for (int a = 0; a < 3; ++a) axis_used[a] |= c.imap[a] != kNoDim;
-        looped |= c.fmap != kNoDim;
-        elems += c.tile.numel();
-        tiles.push_back(c.tile);
-      }
-      // Every block computes something distinct (each axis of size > 1 splits some input), and a
-      // loop iterates over something (some input has an fmap).
-      bool distinct = loop == 1 || looped;
-      for (int a = 0; a < 3; ++a) distinct = distinct && (grid[a] == 1 || axis_used[a]);
-      if (!distinct) {
-        ++pruned.shape;
-      } else if (elems * rules_.elem_bytes > rules_.smem_budget_bytes) {
-        ++pruned.memory;
-      } else if (check_shapes && !outputs_->may_save_output(grid, tiles.span(), ops_after_loaders)) {
-        ++pruned.reach;
-      } else if (lookahead && !may_close(state, st)) {
-        ++pruned.reach;
-      } else if (concrete) {
-        out.push_back(st);
-      } else {
-        const FamilyKey key = family_key(st, launch);
-        const uint64_t bit = uint64_t{1} << (launch - key.launch_base);
-        bool fresh = false;
-        const size_t at = families.find_or_add(key, out.size(), fresh);
-        if (fresh) {  // the first launch is the one the state's block graph is built for
-          st.launches = bit;
-          st.launch_base = key.launch_base;
-          out.push_back(st);
-        } else {
-          out[at].launches |= bit;
-        }
-      }
-    } while (pick.next());
+    const FamilyKey key = family_key(st, opening.launch);
+    const uint64_t bit = uint64_t{1} << (opening.launch - key.launch_base);
+    bool fresh = false;
+    const size_t at = families.find_or_add(key, out.size(), fresh);
+    if (fresh) {  // the first launch is the one the state's block graph is built for
+      st.launches = bit;
+      st.launch_base = key.launch_base;
+      out.push_back(st);
+    } else {
+      out[at].launches |= bit;
+    }
   }
   if (cfg_.symbolic)  // an opening with one launch is a concrete one
     for (size_t i = first; i < out.size(); ++i)
@@ -250,6 +331,15 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
         out[i].launches = 0;
         out[i].launch_base = 0;
       }
+  pruned += found;
+  if (answered != 0) closings_->answered.fetch_add(answered, std::memory_order_relaxed);
+  if (remembered && !stopped()) {  // a stopped lookahead's answers are not all answers
+    auto kept = std::make_shared<search_detail::KeptOpenings>();
+    kept->steps.assign(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    kept->pruned = found;
+    kept->lookahead = asked;
+    kept_openings_->add(kept_key, kept, kept->steps.size());
+  }
 }
 
 }  // namespace ugs

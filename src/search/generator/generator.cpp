@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "search/generator/closing_memo.h"
+#include "search/generator/opening_memos.h"
 #include "search/generator/enumerate.h"
 #include "search/generator/output_shapes.h"
 #include "search/generator/output_symbols.h"
@@ -34,7 +35,9 @@ Generator::Generator(const KernelGraph& program, const SearchConfig& cfg, expr::
                      const std::atomic<bool>* stop)
     : program_(program), cfg_(cfg), pool_(pool), rules_(cfg.rules()),
       shaped_(std::make_unique<search_detail::ShapedOpsMemo>(cfg)),
-      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)), oracle_(oracle), stop_(stop) {
+      outputs_(std::make_unique<search_detail::OutputShapes>(program, cfg)), oracle_(oracle), stop_(stop),
+      tables_(std::make_unique<search_detail::OpeningTables>(search_detail::kMaxTableOpenings)),
+      kept_openings_(std::make_unique<search_detail::KeptOpeningsMemo>(search_detail::kMaxKeptSteps)) {
   if (cfg.expr_check == 1 && cfg.expr_reach == 1) {
     const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, program);
     symbols_ = std::make_unique<search_detail::OutputSymbols>(outputs, pool, cfg);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "ugs/ir/graph.h"
 #include "ugs/search/generator/config.h"
@@ -38,14 +39,20 @@ inline int64_t kernel_ops_after_block(const KernelGraph& kernel, const SearchCon
 
 // Savers the open block graph of s may have: max_block_outputs, or, when no kernel op can follow it,
 // no more than the program's outputs that the kernel tensors it leaves unconsumed do not already fill.
-inline int64_t savers_allowed(const KernelGraph& kernel, const BlockGraph& block, int outputs,
+// The block graph's inputs are the kernel tensors `ins`.
+inline int64_t savers_allowed(const KernelGraph& kernel, std::span<const int32_t> ins, int outputs,
                               const SearchConfig& cfg) {
   if (kernel_ops_after_block(kernel, cfg) > 0) return cfg.max_block_outputs;
   int64_t left_open = 0;
-  for (int32_t t : kernel.open_tensors())
-    left_open +=
-        std::none_of(block.inputs.begin(), block.inputs.end(), [&](const BlockInput& in) { return in.tensor == t; });
+  for (int32_t t : kernel.open_tensors()) left_open += std::find(ins.begin(), ins.end(), t) == ins.end();
   return std::min<int64_t>(cfg.max_block_outputs, outputs - left_open);
+}
+
+inline int64_t savers_allowed(const KernelGraph& kernel, const BlockGraph& block, int outputs,
+                              const SearchConfig& cfg) {
+  FixedVec<int32_t, kMaxBlockInputs> ins;
+  for (const BlockInput& in : block.inputs) ins.push_back(in.tensor);
+  return savers_allowed(kernel, ins.span(), outputs, cfg);
 }
 
 // Block level: every unconsumed tile before the loop needs an op of its own (block ops take tiles from

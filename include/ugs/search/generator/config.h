@@ -54,6 +54,10 @@ namespace ugs {
     "1 (with closing_lookahead 1): a concrete opening the lookahead keeps is not searched again: the "      \
     "closings its signature's search reached are replayed on it (the same μGraphs, fewer states); 0: "      \
     "each such opening is searched")                                                                          \
+  X(opening_memos, 1, 0, 1,                                                                                   \
+    "1: the openings that pass the checks before the lookahead are enumerated once per inputs' shapes, and "  \
+    "those of a last block graph the lookahead keeps once per inputs (the same candidates, less work); 0: "  \
+    "at every state (to measure what the memos save)")                                                      \
   X(symbolic, 0, 0, 1,                                                                                        \
     "1: a block graph opens with its inputs and maps, its grid and loop range left open until it closes "   \
     "(fewer states, the same μGraphs)")

@@ -21,6 +21,14 @@ class ShapedOpsMemo;
 class OutputShapes;
 class OutputSymbols;
 class ClosingMemo;
+template <class Key, class Value>
+class SharedMemo;
+struct TableKey;
+struct OpeningTable;
+struct KeptKey;
+struct KeptOpenings;
+using OpeningTables = SharedMemo<TableKey, OpeningTable>;
+using KeptOpeningsMemo = SharedMemo<KeptKey, KeptOpenings>;
 struct ReplayStep;
 using ReplayTrace = std::vector<ReplayStep>;
 }  // namespace search_detail
@@ -99,6 +107,8 @@ class Generator {
   void open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
   void open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
                       PruneCounts& pruned) const;
+  void build_opening_table(const KernelGraph& kernel, std::span<const int32_t> ins, int output_shape_ops,
+                           search_detail::OpeningTable& table) const;
   // Inside a block graph: `block` is state.block, or one launch of its symbolic opening.
   void block_op_steps(const State& state, const BlockGraph& block, std::vector<Step>& out,
                       PruneCounts& pruned) const;
@@ -136,6 +146,10 @@ class Generator {
   const std::atomic<bool>* stop_;
   // The signatures of last block graphs searched ahead, and whether each can close; null when off.
   std::unique_ptr<search_detail::ClosingMemo> closings_;
+  // The openings of block graphs by their inputs' shapes, and the last block graph's openings kept
+  // by their inputs (opening_memos.h).
+  std::unique_ptr<search_detail::OpeningTables> tables_;
+  std::unique_ptr<search_detail::KeptOpeningsMemo> kept_openings_;
 };
 
 }  // namespace ugs
