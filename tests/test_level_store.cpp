@@ -22,7 +22,7 @@ TEST(LevelStore, BatchesKeptInPiecesJoinTheirLevelInOrder) {
     const std::vector<LevelStore::Piece>& pieces = store.plan_in_order(count);
     for (size_t p = pieces.size(); p-- > 0;)  // filled last piece first, as the threads may
       for (size_t k = pieces[p].from; k < pieces[p].to; ++k)
-        pieces[p].slab->push_copy({next + static_cast<uint32_t>(k), 0, 0}, {});
+        pieces[p].slab->push_copy({next + static_cast<uint32_t>(k), 0, 0}, {}, {});
     store.join_in_order();
     EXPECT_EQ(store.kept(), count);
     EXPECT_EQ(store.kept_bytes(), count * sizeof(Node));

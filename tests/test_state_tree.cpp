@@ -88,7 +88,7 @@ TEST(StateTree, StepsPackIntoNodesAndBack) {
       const Step st = unpack_step(n, t.levels[d].slab_of(id).whole_steps);
       ++kinds[static_cast<int>(st.kind)];
       EXPECT_EQ(pack_step(st, static_cast<uint32_t>(n.step >> 32)), n.step);
-      EXPECT_EQ(step_hash(st), step_hash(n, t.levels[d].slab_of(id).whole_steps));
+      EXPECT_EQ(step_hash(st), step_hash(n, t.levels[d].slab_of(id).whole_hashes));
       if (is_op(n)) {
         EXPECT_TRUE(op_of(n) == st.op);
       }
@@ -214,16 +214,19 @@ TEST(StateTree, EqualOpeningsAreStoredOnce) {
     if (st.kind == Step::Kind::OpenBlock) opens.push_back(st);
   ASSERT_GT(opens.size(), 100u);  // past the first rebuilds of the index
   std::vector<Step> stored;
+  std::vector<uint64_t> hashes;
   std::vector<uint32_t> slots;
   for (int round = 0; round < 2; ++round)
     for (uint32_t i = 0; i < opens.size(); ++i) {
-      const uint32_t at = store_whole(stored, slots, opens[i]);
+      const uint32_t at = store_whole(stored, hashes, slots, opens[i], step_hash(opens[i]));
       EXPECT_EQ(at, i) << "round " << round;  // the root's whole_steps are all distinct
       EXPECT_EQ(step_hash(stored[at]), step_hash(opens[i]));
+      EXPECT_EQ(hashes[at], step_hash(opens[i]));
     }
   EXPECT_EQ(stored.size(), opens.size());
-  slots.clear();  // as a chunk is emptied between batches, its whole_steps kept: the index is rebuilt
-  EXPECT_EQ(store_whole(stored, slots, opens.back()), opens.size() - 1);
+  EXPECT_EQ(hashes.size(), opens.size());
+  slots.clear();  // as a sealed slab's index is freed, its steps kept: rebuilt from their hashes
+  EXPECT_EQ(store_whole(stored, hashes, slots, opens.back(), step_hash(opens.back())), opens.size() - 1);
   EXPECT_EQ(stored.size(), opens.size());
 }
 
@@ -251,6 +254,7 @@ TEST(StateTree, ASlabComesBackFromItsBytes) {
     ASSERT_TRUE(decode_slab(bytes, back)) << "filled " << filled;
     ASSERT_EQ(back.nodes.size(), slab.nodes.size());
     EXPECT_EQ(back.whole_steps.size(), slab.whole_steps.size());
+    EXPECT_EQ(back.whole_hashes, slab.whole_hashes);  // not written: taken again from the steps
     EXPECT_EQ(back.base_keys, slab.base_keys);
     if (filled >= 1) {
       State state;

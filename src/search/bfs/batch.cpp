@@ -21,6 +21,7 @@ void empty(V& v) {
 void Chunk::clear() {
   empty(children);
   empty(whole_steps);
+  empty(whole_hashes);
   empty(whole_slots);
   empty(keys);
   empty(keep);

@@ -25,6 +25,7 @@ struct Pending {
 struct Chunk {
   std::vector<Node> children;                // packed as the next level holds them
   std::vector<Step> whole_steps;             // the children's distinct steps stored whole (a node names one)
+  std::vector<uint64_t> whole_hashes;        // per whole step: its step_hash
   std::vector<uint32_t> whole_slots;         // whole_steps by hash (store_whole)
   std::vector<uint64_t> keys;                // per child: its key
   std::vector<uint8_t> keep;                 // whether it survives the oracle, dedup and routing

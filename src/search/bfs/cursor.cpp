@@ -65,7 +65,7 @@ uint64_t Cursor::key() {
   for (; keyed_ < depth_; ++keyed_) {
     const Level& level = (*levels_)[keyed_ + 1];
     Frame& f = path_[keyed_ + 1];
-    f.key = child_key(path_[keyed_].key, step_hash(level.node(f.id), level.slab_of(f.id).whole_steps));
+    f.key = child_key(path_[keyed_].key, step_hash(level.node(f.id), level.slab_of(f.id).whole_hashes));
   }
   return path_[depth_].key;
 }

@@ -156,9 +156,12 @@ void Expander::make_child(uint32_t i, const Step& step, Chunk& chunk, int thread
     chunk.kernel_level_child.push_back(static_cast<uint32_t>(chunk.children.size()));
   }
   // The chunk's states mostly share their kernel-level tensors, so their openings repeat: stored once.
-  const uint32_t whole = stored_whole(step) ? store_whole(chunk.whole_steps, chunk.whole_slots, step) : 0;
+  const bool whole_step = stored_whole(step);
+  const uint64_t hash = whole_step || keyed_ ? step_hash(step) : 0;
+  const uint32_t whole =
+      whole_step ? store_whole(chunk.whole_steps, chunk.whole_hashes, chunk.whole_slots, step, hash) : 0;
   chunk.children.push_back({batch_.nodes[i], step.query, pack_step(step, whole)});
-  if (keyed_) chunk.keys.push_back(child_key(batch_.keys[i], step_hash(step)));
+  if (keyed_) chunk.keys.push_back(child_key(batch_.keys[i], hash));
   chunk.promise.push_back(std::max(scratch_[thread].promise, expr_promise(engine_.gen.pool(), step.query)));
   chunk.keep.push_back(keep);  // here, on the chunk's thread, rather than serially after the batch
 }
@@ -224,7 +227,7 @@ void Expander::keep_children(LevelStore& store) {
     const LevelStore::Piece& piece = pieces[p];
     for (size_t k = piece.from; k < piece.to; ++k) {
       const Chunk& chunk = batch_.chunks[order_[k].first];
-      piece.slab->push_copy(chunk.children[order_[k].second], chunk.whole_steps);
+      piece.slab->push_copy(chunk.children[order_[k].second], chunk.whole_steps, chunk.whole_hashes);
     }
   }, /*dynamic=*/true);
   store.join_in_order();

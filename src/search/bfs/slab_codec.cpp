@@ -61,8 +61,10 @@ bool decode_slab(std::span<const uint8_t> bytes, NodeSlab& slab) {
   at += counts.nodes * sizeof(Node);
   const uint8_t* steps_end = at + left;
   slab.whole_steps.resize(counts.whole);
-  for (Step& st : slab.whole_steps)
+  for (Step& st : slab.whole_steps) {
     if (!(at = decode_bounded(at, steps_end, st))) return false;
+    slab.whole_hashes.push_back(step_hash(st));
+  }
   if (at != steps_end) return false;
   if (!slab.bases.assign(Bytes(at, at + counts.base_bytes), counts.bases)) return false;
   at += counts.base_bytes;

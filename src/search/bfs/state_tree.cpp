@@ -78,8 +78,8 @@ uint64_t step_hash(const Step& st) {
   return h.value();
 }
 
-uint64_t step_hash(const Node& n, std::span<const Step> whole_steps) {
-  return (n.step & 0xFF) == kWhole ? step_hash(whole_steps[n.step >> 32]) : splitmix64(n.step);
+uint64_t step_hash(const Node& n, std::span<const uint64_t> whole_hashes) {
+  return (n.step & 0xFF) == kWhole ? whole_hashes[n.step >> 32] : splitmix64(n.step);
 }
 
 namespace {
@@ -92,36 +92,43 @@ bool same_whole(const Step& a, const Step& b) {
 
 }  // namespace
 
-uint32_t store_whole(std::vector<Step>& whole_steps, std::vector<uint32_t>& slots, const Step& st) {
+uint32_t store_whole(std::vector<Step>& whole_steps, std::vector<uint64_t>& hashes, std::vector<uint32_t>& slots,
+                     const Step& st, uint64_t hash) {
   if (2 * (whole_steps.size() + 1) > slots.size()) {  // half full at most: rebuilt at least twice the size
     size_t size = std::max<size_t>(64, 2 * slots.size());
     while (size < 2 * (whole_steps.size() + 1)) size *= 2;
     slots.assign(size, 0);
     const size_t mask = slots.size() - 1;
     for (uint32_t i = 0; i < whole_steps.size(); ++i) {
-      size_t at = step_hash(whole_steps[i]) & mask;
+      size_t at = hashes[i] & mask;
       while (slots[at]) at = (at + 1) & mask;
       slots[at] = i + 1;
     }
   }
   const size_t mask = slots.size() - 1;
-  size_t at = step_hash(st) & mask;
+  size_t at = hash & mask;
   for (; slots[at]; at = (at + 1) & mask)
-    if (same_whole(whole_steps[slots[at] - 1], st)) return slots[at] - 1;
+    if (hashes[slots[at] - 1] == hash && same_whole(whole_steps[slots[at] - 1], st)) return slots[at] - 1;
   whole_steps.push_back(st);
+  hashes.push_back(hash);
   slots[at] = static_cast<uint32_t>(whole_steps.size());
   return static_cast<uint32_t>(whole_steps.size() - 1);
 }
 
-uint32_t NodeSlab::store_whole(const Step& st) { return search_detail::store_whole(whole_steps, whole_slots, st); }
+uint32_t NodeSlab::store_whole(const Step& st, uint64_t hash) {
+  return search_detail::store_whole(whole_steps, whole_hashes, whole_slots, st, hash);
+}
 
 void NodeSlab::push_child(NodeId parent, const Step& st) {
-  const uint32_t whole = stored_whole(st) ? store_whole(st) : 0;
+  const uint32_t whole = stored_whole(st) ? store_whole(st, step_hash(st)) : 0;
   nodes.push_back({parent, st.query, pack_step(st, whole)});
 }
 
-void NodeSlab::push_copy(Node n, std::span<const Step> theirs) {
-  if ((n.step & 0xFF) == kWhole) n.step = kWhole | uint64_t{store_whole(theirs[n.step >> 32])} << 32;
+void NodeSlab::push_copy(Node n, std::span<const Step> theirs, std::span<const uint64_t> their_hashes) {
+  if ((n.step & 0xFF) == kWhole) {
+    const uint32_t at = n.step >> 32;
+    n.step = kWhole | uint64_t{store_whole(theirs[at], their_hashes[at])} << 32;
+  }
   nodes.push_back(n);
 }
 

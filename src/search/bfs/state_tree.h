@@ -32,9 +32,11 @@ using NodeId = uint32_t;
 // A step a node's eight bytes cannot hold, stored whole beside the nodes: an opening (grid, loop range,
 // loaders, launches) or an op inside a symbolic opening (its launches).
 bool stored_whole(const Step& st);
-// The index of `st` among `whole_steps`, appended unless an equal step is there already; `slots`
-// indexes them by hash (1 + index, 0 free; cleared, it is rebuilt on the next call).
-uint32_t store_whole(std::vector<Step>& whole_steps, std::vector<uint32_t>& slots, const Step& st);
+// The index of `st` among `whole_steps`, appended (with its step_hash, `hash`, to `hashes`) unless an
+// equal step is there already; `slots` indexes them by hash (1 + index, 0 free; cleared, it is rebuilt
+// on the next call). An opening's hash reads all its loaders, so it is taken once per step and kept.
+uint32_t store_whole(std::vector<Step>& whole_steps, std::vector<uint64_t>& hashes, std::vector<uint32_t>& slots,
+                     const Step& st, uint64_t hash);
 
 // Nodes written together (one thread's children over some batches), with what a node's eight bytes
 // cannot hold: steps stored whole (stored_whole) and base states. A slab grows as it fills
@@ -45,6 +47,7 @@ struct NodeSlab {
 
   std::vector<Node, HugePageAllocator<Node>> nodes;
   std::vector<Step> whole_steps;  // each distinct one once (a batch's children repeat a few many times)
+  std::vector<uint64_t> whole_hashes;  // per whole step: its step_hash
   Frontier bases;
   std::vector<uint64_t> base_keys;
   std::vector<uint32_t> whole_slots;  // while the slab fills: 1 + index of a whole step by its hash, 0 free
@@ -55,12 +58,13 @@ struct NodeSlab {
   bool full() const { return nodes.size() == kNodes; }
   bool empty() const { return nodes.empty(); }
   size_t bytes() const {
-    return nodes.capacity() * sizeof(Node) + whole_steps.capacity() * sizeof(Step) + bases.bytes() +
+    return nodes.capacity() * sizeof(Node) + whole_steps.capacity() * (sizeof(Step) + sizeof(uint64_t)) + bases.bytes() +
            base_keys.capacity() * sizeof(uint64_t) + whole_slots.capacity() * sizeof(uint32_t);
   }
   void clear() {
     nodes.clear();
     whole_steps.clear();
+    whole_hashes.clear();
     bases.clear();
     base_keys.clear();
     whole_slots.clear();
@@ -70,13 +74,14 @@ struct NodeSlab {
   void seal() { whole_slots = {}; }
   // Appends a child made by `st` from parent `parent` (the step copied here if stored whole).
   void push_child(NodeId parent, const Step& st);
-  // Appends a node whose whole step (if it has one) is in `theirs`, copying the step here.
-  void push_copy(Node n, std::span<const Step> theirs);
+  // Appends a node whose whole step (if it has one) is in `theirs`, with its hash in `their_hashes`,
+  // copying the step here.
+  void push_copy(Node n, std::span<const Step> theirs, std::span<const uint64_t> their_hashes);
   // Appends a base state, encoded, with its key.
   void push_base(const uint8_t* encoded, size_t bytes, uint64_t key);
 
  private:
-  uint32_t store_whole(const Step& st);  // its index in whole_steps, added if new
+  uint32_t store_whole(const Step& st, uint64_t hash);  // its index in whole_steps, added if new
 };
 
 // The first byte of a packed step: an op's kind (kKernelOp or kBlockOp added), a step stored whole,
@@ -113,7 +118,7 @@ inline const Step* stored_step(const Node& n, std::span<const Step> whole_steps)
 // The step's share of a child's key: its content (an opening's too, not its index); the same from the
 // Step and from the node that holds it.
 uint64_t step_hash(const Step& st);
-uint64_t step_hash(const Node& n, std::span<const Step> whole_steps);
+uint64_t step_hash(const Node& n, std::span<const uint64_t> whole_hashes);
 // A state's key (structural dedup and, with ranks, its owner): its parent's and its step's, from the
 // root's. Equal states have equal keys: a graph's construction is append-only in canonical order, so
 // a state and its path from the root determine each other.
