@@ -109,6 +109,10 @@ TEST(OutputShapes, ReachableShapesGrowWithTheOpsLeft) {
   EXPECT_TRUE(has(two, Shape::of({1, 4, 6})));
   EXPECT_GT(two.size(), one.size());
   for (const Shape& s : one) EXPECT_NE(std::find(two.begin(), two.end(), s), two.end());
+  // Each shape once, in the order made (the closure keeps its shapes in a hash set beside the list).
+  for (size_t i = 0; i < two.size(); ++i)
+    EXPECT_EQ(std::find(two.begin(), two.end(), two[i]) - two.begin(), static_cast<std::ptrdiff_t>(i));
+  EXPECT_TRUE(std::equal(one.begin(), one.end(), two.begin()));
 }
 
 // The open space's op lists fold to every output dim: closures of tens of thousands of shape

@@ -49,8 +49,25 @@ bool OutputShapes::search_closure(std::span<const Shape> loaded, int ops, int64_
                                   std::vector<Shape>& shapes, Found found) const {
   shapes.clear();
   int64_t inferences = 0;
+  // The shapes made so far, by hash: most inferences give a shape already made, and a closure holds
+  // up to kMaxShapes of them. Slots hold 1 + an index into `shapes`, valid while stamped this call.
+  constexpr size_t kSlots = 1024;
+  static_assert((kSlots & (kSlots - 1)) == 0 && kSlots >= 2 * (kMaxShapes + 1));
+  thread_local std::array<uint16_t, kSlots> slot_index;
+  thread_local std::array<uint32_t, kSlots> slot_stamp{};
+  thread_local uint32_t stamp = 0;
+  if (++stamp == 0) {  // wrapped: every slot's stamp could look current
+    slot_stamp.fill(0);
+    stamp = 1;
+  }
   const auto add = [&](const Shape& s) {
-    if (std::find(shapes.begin(), shapes.end(), s) != shapes.end()) return false;
+    uint64_t h = static_cast<uint64_t>(s.rank);
+    for (int i = 0; i < s.rank; ++i) h = splitmix64(h ^ static_cast<uint32_t>(s.d[i]));
+    size_t at = h & (kSlots - 1);
+    for (; slot_stamp[at] == stamp; at = (at + 1) & (kSlots - 1))
+      if (shapes[slot_index[at]] == s) return false;
+    slot_stamp[at] = stamp;
+    slot_index[at] = static_cast<uint16_t>(shapes.size());
     shapes.push_back(s);
     return found(s) || shapes.size() > kMaxShapes;
   };
