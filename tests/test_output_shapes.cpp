@@ -115,6 +115,35 @@ TEST(OutputShapes, ReachableShapesGrowWithTheOpsLeft) {
   EXPECT_TRUE(std::equal(one.begin(), one.end(), two.begin()));
 }
 
+// may_save_output looks for the tiles saves_output accepts, listed once per grid: the list and the
+// per-shape answer agree on every shape of an open-space closure, under every grid of the space.
+TEST(OutputShapes, TheTilesSavingOutputsAreThoseSavesOutputAccepts) {
+  for (const char* name : {"mha_small", "gated_mlp_small", "rmsnorm_linear_small"}) {
+    const Program p = load_program(name);
+    SearchConfig cfg;
+    resolve(cfg, p.graph);
+    const OutputShapes check(p.graph, cfg);
+    std::vector<Shape> loaded;
+    for (int t = 0; t < p.graph.num_inputs; ++t) loaded.push_back(p.graph.shape(t));
+    const std::vector<Shape> shapes = check.reachable(loaded, 3);
+    ASSERT_GT(shapes.size(), 8u) << name;
+    std::vector<Dim3> grids = cfg.grids;
+    grids.push_back({1, 1, 1});
+    size_t accepted = 0;
+    for (const Dim3& grid : grids) {
+      std::vector<Shape> targets;
+      check.tiles_saving_outputs(grid, targets);
+      for (const Shape& s : shapes) {
+        const bool listed = std::find(targets.begin(), targets.end(), s) != targets.end();
+        EXPECT_EQ(listed, check.saves_output(grid, s)) << name;
+        accepted += listed;
+      }
+      for (const Shape& t : targets) EXPECT_TRUE(check.saves_output(grid, t)) << name;
+    }
+    EXPECT_GT(accepted, 0u) << name;
+  }
+}
+
 // The open space's op lists fold to every output dim: closures of tens of thousands of shape
 // inferences, made at every opening. Past its bound of work the check answers yes, even where the
 // whole closure holds no output's shape; within it, it answers as the closure does.

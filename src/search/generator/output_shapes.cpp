@@ -79,9 +79,10 @@ bool OutputShapes::search_closure(std::span<const Shape> loaded, int ops, int64_
     const size_t n = shapes.size();
     for (OpKind kind : cfg_.block_ops) {
       const int arity_of = arity(kind);
-      for (size_t i = 0; i < n; ++i)
-        for (size_t j = 0; j < (arity_of == 2 ? n : 1); ++j) {
-          if (i < tried && (arity_of == 1 || j < tried)) continue;
+      for (size_t i = arity_of == 1 ? tried : 0; i < n; ++i)
+        // A pair of shapes both combined in an earlier round is skipped (not looped over: closures
+        // run to hundreds of shapes, so the pairs skipped outnumber the inferences).
+        for (size_t j = arity_of == 1 ? 0 : (i < tried ? tried : 0); j < (arity_of == 2 ? n : 1); ++j) {
           if (inferences > max_inferences) return true;
           const std::array<Shape, 2> operands{shapes[i], shapes[j]};
           bool stop = false;
@@ -131,6 +132,34 @@ bool OutputShapes::saves_output(const Dim3& grid, const Shape& tile) const {
   return false;
 }
 
+// saves_output turned around, for one grid: a tile saved under an omap has an output's shape exactly
+// when the output's dims that the omap names divide by the grid and the tile is the output divided so.
+void OutputShapes::tiles_saving_outputs(const Dim3& grid, std::vector<Shape>& out) const {
+  out.clear();
+  for (const Shape& output : outputs_) {
+    FixedVec<int, 3> radix;
+    for (int a = 0; a < 3; ++a)
+      if (grid[a] > 1) radix.push_back(output.rank);
+    Odometer<3> dims(radix);
+    if (dims.empty()) continue;
+    do {
+      Axes omap{kNoDim, kNoDim, kNoDim};
+      Shape tile = output;
+      uint32_t used = 0;
+      bool fits = true;
+      for (int a = 0, i = 0; a < 3; ++a) {
+        if (grid[a] == 1) continue;
+        const int d = dims.digits()[i++];
+        fits = fits && !(used >> d & 1) && tile.d[d] % grid[a] == 0;
+        used |= 1u << d;
+        omap[a] = static_cast<int8_t>(d);
+        if (fits) tile.d[d] /= grid[a];
+      }
+      if (fits && cfg_.tries_omap(omap) && std::find(out.begin(), out.end(), tile) == out.end()) out.push_back(tile);
+    } while (dims.next());
+  }
+}
+
 bool OutputShapes::may_save_output(const Dim3& grid, std::span<const Shape> loaded, int ops) const {
   Key key;
   size_t at = 0;
@@ -144,11 +173,13 @@ bool OutputShapes::may_save_output(const Dim3& grid, std::span<const Shape> load
   }
   thread_local std::unordered_map<Key, bool, KeyHash> memo;
   if (const auto it = memo.find(key); it != memo.end()) return it->second;
-  thread_local std::vector<Shape> shapes;
+  thread_local std::vector<Shape> shapes, targets;
+  tiles_saving_outputs(grid, targets);
   // Past kMaxInferences the opening passes: such closures come of long op lists, whose shapes
   // nearly always reach an output's.
-  const bool may =
-      search_closure(loaded, ops, kMaxInferences, shapes, [&](const Shape& s) { return saves_output(grid, s); });
+  const bool may = search_closure(loaded, ops, kMaxInferences, shapes, [&](const Shape& s) {
+    return std::find(targets.begin(), targets.end(), s) != targets.end();
+  });
   if (memo.size() >= (size_t{1} << 16)) memo.clear();
   memo.emplace(key, may);
   return may;

@@ -34,6 +34,9 @@ class OutputShapes {
   // Whether a tile of shape `tile`, saved on `grid` under an omap the closing may take, has one of
   // the outputs' shapes.
   bool saves_output(const Dim3& grid, const Shape& tile) const;
+  // The tile shapes saves_output accepts on `grid` (each once), into `out`: what may_save_output
+  // looks for, made once per check rather than tried under every omap for every shape.
+  void tiles_saving_outputs(const Dim3& grid, std::vector<Shape>& out) const;
 
  private:
   template <class Found>
