@@ -58,8 +58,9 @@ struct NodeSlab {
   bool full() const { return nodes.size() == kNodes; }
   bool empty() const { return nodes.empty(); }
   size_t bytes() const {
-    return nodes.capacity() * sizeof(Node) + whole_steps.capacity() * (sizeof(Step) + sizeof(uint64_t)) + bases.bytes() +
-           base_keys.capacity() * sizeof(uint64_t) + whole_slots.capacity() * sizeof(uint32_t);
+    return nodes.capacity() * sizeof(Node) + whole_steps.capacity() * sizeof(Step) +
+           whole_hashes.capacity() * sizeof(uint64_t) + bases.bytes() + base_keys.capacity() * sizeof(uint64_t) +
+           whole_slots.capacity() * sizeof(uint32_t);
   }
   void clear() {
     nodes.clear();

@@ -107,33 +107,8 @@ std::vector<Shape> OutputShapes::reachable(std::span<const Shape> loaded, int op
 }
 
 // The omaps a closing tries (Generator::close_steps): each grid axis of size > 1 takes a distinct dim.
-bool OutputShapes::saves_output(const Dim3& grid, const Shape& tile) const {
-  FixedVec<int, 3> radix;
-  for (int a = 0; a < 3; ++a)
-    if (grid[a] > 1) radix.push_back(tile.rank);
-  Odometer<3> dims(radix);
-  if (dims.empty()) return false;
-  do {
-    Axes omap{kNoDim, kNoDim, kNoDim};
-    Shape saved = tile;
-    uint32_t used = 0;  // dims taken, as bits
-    bool distinct = true;
-    for (int a = 0, i = 0; a < 3; ++a) {
-      if (grid[a] == 1) continue;
-      const int d = dims.digits()[i++];
-      distinct = distinct && !(used >> d & 1);
-      used |= 1u << d;
-      omap[a] = static_cast<int8_t>(d);
-      saved.d[d] *= grid[a];
-    }
-    if (distinct && cfg_.tries_omap(omap) && std::find(outputs_.begin(), outputs_.end(), saved) != outputs_.end())
-      return true;
-  } while (dims.next());
-  return false;
-}
-
-// saves_output turned around, for one grid: a tile saved under an omap has an output's shape exactly
-// when the output's dims that the omap names divide by the grid and the tile is the output divided so.
+// Turned around: a tile saved under an omap has an output's shape exactly when the output's dims that
+// the omap names divide by the grid and the tile is the output divided so.
 void OutputShapes::tiles_saving_outputs(const Dim3& grid, std::vector<Shape>& out) const {
   out.clear();
   for (const Shape& output : outputs_) {
@@ -158,6 +133,12 @@ void OutputShapes::tiles_saving_outputs(const Dim3& grid, std::vector<Shape>& ou
       if (fits && cfg_.tries_omap(omap) && std::find(out.begin(), out.end(), tile) == out.end()) out.push_back(tile);
     } while (dims.next());
   }
+}
+
+bool OutputShapes::saves_output(const Dim3& grid, const Shape& tile) const {
+  std::vector<Shape> tiles;
+  tiles_saving_outputs(grid, tiles);
+  return std::find(tiles.begin(), tiles.end(), tile) != tiles.end();
 }
 
 bool OutputShapes::may_save_output(const Dim3& grid, std::span<const Shape> loaded, int ops) const {

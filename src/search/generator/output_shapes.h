@@ -35,7 +35,7 @@ class OutputShapes {
   // the outputs' shapes.
   bool saves_output(const Dim3& grid, const Shape& tile) const;
   // The tile shapes saves_output accepts on `grid` (each once), into `out`: what may_save_output
-  // looks for, made once per check rather than tried under every omap for every shape.
+  // looks for, listed once per check.
   void tiles_saving_outputs(const Dim3& grid, std::vector<Shape>& out) const;
 
  private:
