@@ -193,6 +193,47 @@ TEST(OutputShapes, PastItsBoundTheCheckAnswersYes) {
   EXPECT_TRUE(wide.may_save_output(grid, loaded, 7));
 }
 
+// The check asks each loaded shape's closure alone first and the whole list's only when none of those
+// makes an output's shape; its answer is still the whole closure's. Checked against the closure
+// computed here, on lists of shapes from open-space closures of three programs, under every grid of
+// the space and 1 to 3 ops: each list asked of a checker that has met the others (memo warm) and of a
+// fresh one in reverse order. Lists whose closure passes kMaxShapes are skipped (the check says yes).
+TEST(OutputShapes, TheAnswerIsTheWholeClosures) {
+  for (const char* name : {"mha_small", "gated_mlp_small", "rmsnorm_linear_small"}) {
+    SCOPED_TRACE(name);
+    const Program p = load_program(name);
+    SearchConfig cfg = space_config(p, Space::Open);
+    resolve(cfg, p.graph);
+    const OutputShapes warm(p.graph, cfg);
+    std::vector<Shape> inputs;
+    for (int t = 0; t < p.graph.num_inputs; ++t) inputs.push_back(p.graph.shape(t));
+    const std::vector<Shape> pool = warm.reachable(inputs, 1);
+    ASSERT_GT(pool.size(), 6u);
+    size_t yes = 0, no = 0;
+    for (const Dim3& grid : cfg.grids)
+      for (size_t i = 0; i < pool.size(); i += 2)
+        for (size_t j = i + 1; j < pool.size(); j += 3)
+          for (int ops = 1; ops <= 3; ++ops) {
+            const std::vector<Shape> loaded{pool[i], pool[j], pool[(i + j) % pool.size()]};
+            const std::vector<Shape> closure = warm.reachable(loaded, ops);
+            if (closure.size() > 256) continue;
+            const bool expected = std::any_of(closure.begin(), closure.end(),
+                                              [&](const Shape& s) { return warm.saves_output(grid, s); });
+            const OutputShapes fresh(p.graph, cfg);
+            const std::vector<Shape> reversed(loaded.rbegin(), loaded.rend());
+            const bool asked = warm.may_save_output(grid, loaded, ops);
+            if (asked == expected) {
+              ++(expected ? yes : no);
+            } else {
+              EXPECT_TRUE(asked) << "a no where the closure makes an output's shape";  // yes: past the bound
+            }
+            EXPECT_EQ(fresh.may_save_output(grid, reversed, ops), asked);
+          }
+    EXPECT_GT(yes, 0u);
+    EXPECT_GT(no, 0u);
+  }
+}
+
 TEST(OutputShapes, ATileSavesAnOutputUnderAnOmapOfTheSpace) {
   const Program p = load_program("gqa_small");  // output [2, 16, 16]
   ASSERT_EQ(p.graph.shape(p.graph.outputs[0]), Shape::of({2, 16, 16}));

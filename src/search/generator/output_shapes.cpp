@@ -42,11 +42,12 @@ OutputShapes::OutputShapes(const KernelGraph& program, const SearchConfig& cfg)
 }
 
 // Shapes within reach of `loaded` in `ops` block ops, each passed to `found` once as it is made, the
-// loaded ones first; true at the first `found` accepts (or past kMaxShapes shapes, or past
-// `max_inferences` shape inferences), false once the closure is complete.
+// loaded ones first, until `found` accepts one (Found), the closure is complete (Complete), or it
+// passes kMaxShapes shapes or `max_inferences` shape inferences (Cut).
 template <class Found>
-bool OutputShapes::search_closure(std::span<const Shape> loaded, int ops, int64_t max_inferences,
-                                  std::vector<Shape>& shapes, Found found) const {
+OutputShapes::ClosureEnd OutputShapes::search_closure(std::span<const Shape> loaded, int ops,
+                                                      int64_t max_inferences, std::vector<Shape>& shapes,
+                                                      Found found) const {
   shapes.clear();
   int64_t inferences = 0;
   // The shapes made so far, by hash: most inferences give a shape already made, and a closure holds
@@ -60,19 +61,21 @@ bool OutputShapes::search_closure(std::span<const Shape> loaded, int ops, int64_
     slot_stamp.fill(0);
     stamp = 1;
   }
-  const auto add = [&](const Shape& s) {
+  // Adds `s` if new; says how the closure ends if nothing follows (Complete: go on).
+  const auto add = [&](const Shape& s) -> ClosureEnd {
     uint64_t h = static_cast<uint64_t>(s.rank);
     for (int i = 0; i < s.rank; ++i) h = splitmix64(h ^ static_cast<uint32_t>(s.d[i]));
     size_t at = h & (kSlots - 1);
     for (; slot_stamp[at] == stamp; at = (at + 1) & (kSlots - 1))
-      if (shapes[slot_index[at]] == s) return false;
+      if (shapes[slot_index[at]] == s) return ClosureEnd::Complete;
     slot_stamp[at] = stamp;
     slot_index[at] = static_cast<uint16_t>(shapes.size());
     shapes.push_back(s);
-    return found(s) || shapes.size() > kMaxShapes;
+    if (found(s)) return ClosureEnd::Found;
+    return shapes.size() > kMaxShapes ? ClosureEnd::Cut : ClosureEnd::Complete;
   };
   for (const Shape& s : loaded)
-    if (add(s)) return true;
+    if (const ClosureEnd end = add(s); end != ClosureEnd::Complete) return end;
   // Round r adds the shapes of one op on shapes of rounds < r, at least one of round r - 1.
   size_t tried = 0;  // shapes [0, tried) were combined with one another in earlier rounds
   for (int round = 0; round < ops && tried < shapes.size(); ++round) {
@@ -83,21 +86,22 @@ bool OutputShapes::search_closure(std::span<const Shape> loaded, int ops, int64_
         // A pair of shapes both combined in an earlier round is skipped (not looped over: closures
         // run to hundreds of shapes, so the pairs skipped outnumber the inferences).
         for (size_t j = arity_of == 1 ? 0 : (i < tried ? tried : 0); j < (arity_of == 2 ? n : 1); ++j) {
-          if (inferences > max_inferences) return true;
+          if (inferences > max_inferences) return ClosureEnd::Cut;
           const std::array<Shape, 2> operands{shapes[i], shapes[j]};
-          bool stop = false;
+          ClosureEnd end = ClosureEnd::Complete;
           for_each_variant(kind, operands[0], cfg_, [&](const Op& op) {
             ++inferences;
             Shape result;
-            if (!stop && infer_shape(op, Level::Block, std::span(operands.data(), arity_of), &result) == Verdict::Ok)
-              stop = add(result);
+            if (end == ClosureEnd::Complete &&
+                infer_shape(op, Level::Block, std::span(operands.data(), arity_of), &result) == Verdict::Ok)
+              end = add(result);
           });
-          if (stop) return true;
+          if (end != ClosureEnd::Complete) return end;
         }
     }
     tried = n;
   }
-  return false;
+  return ClosureEnd::Complete;
 }
 
 std::vector<Shape> OutputShapes::reachable(std::span<const Shape> loaded, int ops) const {
@@ -142,26 +146,48 @@ bool OutputShapes::saves_output(const Dim3& grid, const Shape& tile) const {
 }
 
 bool OutputShapes::may_save_output(const Dim3& grid, std::span<const Shape> loaded, int ops) const {
-  Key key;
-  size_t at = 0;
-  key.v[at++] = static_cast<int32_t>(id_);
-  key.v[at++] = static_cast<int32_t>(id_ >> 32);
-  for (int32_t g : grid) key.v[at++] = g;
-  key.v[at++] = ops;
-  for (const Shape& s : loaded) {
-    key.v[at++] = s.rank;
-    for (int32_t d : s.d) key.v[at++] = d;
-  }
+  // A memo key: `shapes` (one loaded shape alone when `alone`) on `grid` with `ops` ops.
+  const auto key_of = [&](std::span<const Shape> shapes, bool alone) {
+    Key key;
+    size_t at = 0;
+    key.v[at++] = static_cast<int32_t>(id_);
+    key.v[at++] = static_cast<int32_t>(id_ >> 32);
+    for (int32_t g : grid) key.v[at++] = g;
+    key.v[at++] = alone ? -1 - ops : ops;
+    for (const Shape& s : shapes) {
+      key.v[at++] = s.rank;
+      for (int32_t d : s.d) key.v[at++] = d;
+    }
+    return key;
+  };
+  // Per shape alone: whether its closure found an output's shape (a cut closure tells nothing).
+  // Per list: the answer.
   thread_local std::unordered_map<Key, bool, KeyHash> memo;
-  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  if (memo.size() >= (size_t{1} << 16)) memo.clear();
   thread_local std::vector<Shape> shapes, targets;
-  tiles_saving_outputs(grid, targets);
+  thread_local uint64_t targets_id = 0;
+  thread_local Dim3 targets_grid{};
+  const auto is_target = [&](const Shape& s) {
+    if (targets_id != id_ || targets_grid != grid) {
+      tiles_saving_outputs(grid, targets);
+      targets_id = id_;
+      targets_grid = grid;
+    }
+    return std::find(targets.begin(), targets.end(), s) != targets.end();
+  };
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    const std::span<const Shape> alone = loaded.subspan(i, 1);
+    const Key key = key_of(alone, true);
+    auto it = memo.find(key);
+    if (it == memo.end())
+      it = memo.emplace(key, search_closure(alone, ops, kMaxInferences, shapes, is_target) == ClosureEnd::Found).first;
+    if (it->second) return true;
+  }
+  const Key key = key_of(loaded, false);
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
   // Past kMaxInferences the opening passes: such closures come of long op lists, whose shapes
   // nearly always reach an output's.
-  const bool may = search_closure(loaded, ops, kMaxInferences, shapes, [&](const Shape& s) {
-    return std::find(targets.begin(), targets.end(), s) != targets.end();
-  });
-  if (memo.size() >= (size_t{1} << 16)) memo.clear();
+  const bool may = search_closure(loaded, ops, kMaxInferences, shapes, is_target) != ClosureEnd::Complete;
   memo.emplace(key, may);
   return may;
 }

@@ -22,8 +22,11 @@ class OutputShapes {
 
   // Whether a block graph on `grid` whose loaded tiles have the shapes `loaded`, with `ops` block
   // ops left after its loaders, may save a tile whose kernel tensor has one of the outputs' shapes.
-  // The closure stops at the first such shape, and past a bound of work the answer is yes.
-  // Remembered per thread.
+  // The closure stops at the first such shape, and past a bound of work the answer is yes. A shape
+  // within reach of one loaded shape alone is within reach of them all, so the closure of each
+  // loaded shape alone is searched first: those repeat far more than whole lists of shapes, and
+  // one of them nearly always makes an output's shape. Remembered per thread, each list and each
+  // shape alone; the answer is the whole closure's.
   bool may_save_output(const Dim3& grid, std::span<const Shape> loaded, int ops) const;
 
   // The shapes of every tile `ops` block ops of the space can compute from tiles of the shapes
@@ -39,9 +42,10 @@ class OutputShapes {
   void tiles_saving_outputs(const Dim3& grid, std::vector<Shape>& out) const;
 
  private:
+  enum class ClosureEnd { Found, Complete, Cut };
   template <class Found>
-  bool search_closure(std::span<const Shape> loaded, int ops, int64_t max_inferences, std::vector<Shape>& shapes,
-                      Found found) const;
+  ClosureEnd search_closure(std::span<const Shape> loaded, int ops, int64_t max_inferences,
+                            std::vector<Shape>& shapes, Found found) const;
 
   const SearchConfig& cfg_;
   std::vector<Shape> outputs_;
