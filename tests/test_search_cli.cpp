@@ -112,11 +112,15 @@ TEST(SearchCli, ObjectiveBestKeepsTheBestAndThoseWithinTheFactor) {
 
 TEST(SearchCli, TimeLimitExits3WithAPartialSubset) {
   const std::string dir = test::temp_dir();
-  const test::RunResult full = test::run_ugsearch({"search", "lora_small", "--quiet", "--out", dir + "/full.json"});
+  // Mirage's space of lora_small: a search of seconds, so that the limit stops it on any machine (its
+  // preset takes a few tenths of a second, about the limit).
+  const test::RunResult full =
+      test::run_ugsearch({"search", "lora_small", "--space", "mirage", "--quiet", "--out", dir + "/full.json"});
   ASSERT_EQ(full.status, 0) << full.err;
   EXPECT_TRUE(full.out.empty());
-  const test::RunResult cut = test::run_ugsearch(
-      {"search", "lora_small", "--time-limit", "0.3", "--strategy", "dfs-omp", "--threads", "2", "--out", dir + "/cut.json"});
+  const test::RunResult cut =
+      test::run_ugsearch({"search", "lora_small", "--space", "mirage", "--time-limit", "0.3", "--strategy", "dfs-omp",
+                          "--threads", "2", "--out", dir + "/cut.json"});
   ASSERT_EQ(cut.status, 3) << cut.err;
   EXPECT_NE(cut.out.find("stopped by --time-limit"), std::string::npos);
   const json a = json::parse(read_file(dir + "/full.json")), b = json::parse(read_file(dir + "/cut.json"));
@@ -128,11 +132,14 @@ TEST(SearchCli, TimeLimitExits3WithAPartialSubset) {
 }
 
 // SIGTERM (as a batch scheduler sends) stops a depth-first search as --time-limit does: exit 143, the
-// results so far written, marked partial and naming the signal. gqa_small's search takes seconds.
+// results so far written, marked partial and naming the signal. gqa_small's search in Mirage's space
+// takes seconds (its preset's, under half of one, could end before the signal).
 TEST(SearchCli, SigtermExits143WithPartialResults) {
   const std::string dir = test::temp_dir();
   const pid_t pid = test::spawn_ugsearch(
-      {"search", "gqa_small", "--strategy", "dfs-omp", "--threads", "2", "--out", dir + "/cut.json"}, dir);
+      {"search", "gqa_small", "--space", "mirage", "--strategy", "dfs-omp", "--threads", "2", "--out",
+       dir + "/cut.json"},
+      dir);
   ASSERT_GE(pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   kill(pid, SIGTERM);
