@@ -164,17 +164,16 @@ bool OutputShapes::may_save_output(const Dim3& grid, std::span<const Shape> load
   // Per list: the answer.
   thread_local std::unordered_map<Key, bool, KeyHash> memo;
   if (memo.size() >= (size_t{1} << 16)) memo.clear();
+  // The tiles that save an output, listed again only when the checker or the grid changes.
   thread_local std::vector<Shape> shapes, targets;
   thread_local uint64_t targets_id = 0;
   thread_local Dim3 targets_grid{};
-  const auto is_target = [&](const Shape& s) {
-    if (targets_id != id_ || targets_grid != grid) {
-      tiles_saving_outputs(grid, targets);
-      targets_id = id_;
-      targets_grid = grid;
-    }
-    return std::find(targets.begin(), targets.end(), s) != targets.end();
-  };
+  if (targets_id != id_ || targets_grid != grid) {
+    tiles_saving_outputs(grid, targets);
+    targets_id = id_;
+    targets_grid = grid;
+  }
+  const auto is_target = [&](const Shape& s) { return std::find(targets.begin(), targets.end(), s) != targets.end(); };
   for (size_t i = 0; i < loaded.size(); ++i) {
     const std::span<const Shape> alone = loaded.subspan(i, 1);
     const Key key = key_of(alone, true);

@@ -38,7 +38,7 @@ class OutputShapes {
   // the outputs' shapes.
   bool saves_output(const Dim3& grid, const Shape& tile) const;
   // The tile shapes saves_output accepts on `grid` (each once), into `out`: what may_save_output
-  // looks for, listed once per check.
+  // looks for, listed once per grid a thread checks.
   void tiles_saving_outputs(const Dim3& grid, std::vector<Shape>& out) const;
 
  private:
