@@ -10,7 +10,9 @@ in the same state. Prints two tables:
      `--dedup function` against `structural` (states and time saved).
 
 Usage: bench/strategies.py [--binary build/release/ugsearch] [--programs a,b] [--threads 1,2] [--backend cpu]
-                          [--reps N] [--out DIR]
+                          [--space preset|mirage|open] [--objective all|best] [--reps N] [--out DIR]
+--space and --objective go to every cell alike (default: each program's preset, every μGraph); the
+`open` space of most programs does not finish.
 Each cell runs --reps times and the fastest run is reported (the usual defence against a noisy
 machine); the reps are rounds over all cells, so a slow spell of the machine hits every strategy
 alike rather than one cell's reps. The results files stay in --out for the plots.
@@ -36,10 +38,10 @@ def cells(threads):
     return r + [("bfs", top, "function")]
 
 
-def run_cell(binary, backend, program, strategy, threads, dedup, out_dir, rep):
-    path = os.path.join(out_dir, f"{program}__{strategy}__t{threads}__{dedup}__{rep}.json")
-    cmd = [binary, "search", program, "--strategy", strategy, "--threads", str(threads), "--backend", backend,
-           "--quiet", "--out", path]
+def run_cell(args, program, strategy, threads, dedup, out_dir, rep):
+    path = os.path.join(out_dir, f"{program}__{strategy}__t{threads}__{dedup}__{args.space}__{args.objective}__{rep}.json")
+    cmd = [args.binary, "search", program, "--strategy", strategy, "--threads", str(threads), "--backend",
+           args.backend, "--space", args.space, "--objective", args.objective, "--quiet", "--out", path]
     if dedup != "structural":
         cmd += ["--dedup", dedup]
     done = subprocess.run(cmd, capture_output=True, text=True)
@@ -97,6 +99,8 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--threads", default="1,2", help="thread counts, e.g. 1,2 or 1,4,16")
     ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--space", default="preset", choices=["preset", "mirage", "open"])
+    ap.add_argument("--objective", default="all", choices=["all", "best"])
     ap.add_argument("--out", default=None, help="directory for the results files (default: a temporary one)")
     args = ap.parse_args()
     if not os.access(args.binary, os.X_OK):
@@ -109,7 +113,7 @@ def main():
     for rep in range(args.reps):
         for program in programs:
             for strategy, t, dedup in cells(threads):
-                r = run_cell(args.binary, args.backend, program, strategy, t, dedup, out_dir, rep)
+                r = run_cell(args, program, strategy, t, dedup, out_dir, rep)
                 key = (program, strategy, t, dedup)
                 if key not in results or r["stats"]["wall_s"] < results[key]["stats"]["wall_s"]:
                     results[key] = r

@@ -45,10 +45,10 @@ TEST(LevelStore, BatchesKeptInPiecesJoinTheirLevelInOrder) {
 TEST(Schedule, UnderALimitADepthStartsSmallAndGrowsByWhatItsStatesCost) {
   FrontierView view;
   view.sizes = {1'000'000, 1'000'000};
-  Schedule unlimited(0, 131072, 1, false);
+  Schedule unlimited(0, 131072, 1, Schedule::Order::Levels);
   EXPECT_EQ(unlimited.batch_size(1'000'000, view), 131072u);
 
-  Schedule schedule(64, 131072, 1, false);  // 64 MiB
+  Schedule schedule(64, 131072, 1, Schedule::Order::Levels);  // 64 MiB
   EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kFirstBatch);
   schedule.count(256, 256 * sizeof(Node));  // one child each: room for far more, but it grows by kGrowth
   EXPECT_EQ(schedule.batch_size(1'000'000, view), Schedule::kGrowth * 256);
@@ -71,7 +71,7 @@ TEST(Schedule, AProbeGoesDownAFewStatesAtATimeUntilADepthRunsOut) {
   uint64_t chunks = 0;
   for (const int64_t limit_mib : {int64_t{0}, int64_t{64}}) {
     SCOPED_TRACE(limit_mib);
-    Schedule schedule(limit_mib, 131072, 1, true);
+    Schedule schedule(limit_mib, 131072, 1, Schedule::Order::DiveToFirst);
     view.sizes = {1000, 0, 0, 0};
     ASSERT_TRUE(schedule.advance(view, store, chunks, false));
     EXPECT_EQ(schedule.current(), 0);
@@ -104,7 +104,7 @@ TEST(Schedule, AProbeGoesDownAFewStatesAtATimeUntilADepthRunsOut) {
     EXPECT_EQ(schedule.batch_size(268, view), limit_mib == 0 ? 268u : Schedule::kFirstBatch);
     view.found = false;
   }
-  Schedule resumed(0, 131072, 1, true);
+  Schedule resumed(0, 131072, 1, Schedule::Order::DiveToFirst);
   resumed.resume_at(2);  // a resumed run had its probe
   EXPECT_FALSE(resumed.probing());
 }
@@ -117,7 +117,7 @@ TEST(Schedule, UntilAMuGraphIsFoundTheRunDivesUnderASmallLimit) {
   store.reset(3);
   for (const int64_t limit_mib : {int64_t{0}, int64_t{64}, int64_t{1}}) {
     SCOPED_TRACE(limit_mib);
-    Schedule schedule(limit_mib, 131072, 1, true);
+    Schedule schedule(limit_mib, 131072, 1, Schedule::Order::DiveToFirst);
     schedule.resume_at(0);  // as a resumed run that has found nothing yet: no probe, the dive alone
     EXPECT_TRUE(schedule.diving());
     FrontierView view;
@@ -135,6 +135,36 @@ TEST(Schedule, UntilAMuGraphIsFoundTheRunDivesUnderASmallLimit) {
     ASSERT_TRUE(schedule.advance(view, store, chunks, false));
     EXPECT_FALSE(schedule.diving());
     EXPECT_EQ(schedule.current(), limit_mib == 1 ? 2 : 1);
+  }
+}
+
+// Under --objective best a μGraph does not lift the dive: the run stays depth-first over chunks of
+// kDiveBytes (or a lower memory limit) to its end, and a resumed run dives to its end too.
+TEST(Schedule, UnderTheBestObjectiveTheDiveLastsTheWholeRun) {
+  LevelStore store(1);
+  store.reset(3);
+  for (const int64_t limit_mib : {int64_t{0}, int64_t{64}}) {
+    SCOPED_TRACE(limit_mib);
+    Schedule schedule(limit_mib, 131072, 1, Schedule::Order::DiveThroughout);
+    EXPECT_TRUE(schedule.probing());
+    schedule.resume_at(0);
+    FrontierView view;
+    uint64_t chunks = 0;
+    view.found = true;
+    view.sizes = {1000, 0, 0};
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_TRUE(schedule.diving());
+    view.sizes = {500, 3000, 0};
+    view.bytes = Schedule::kDiveBytes + 1;  // past the dive's limit, under the memory limit: down
+    ASSERT_TRUE(schedule.advance(view, store, chunks, false));
+    EXPECT_EQ(schedule.current(), 1);
+    EXPECT_TRUE(schedule.diving());
+    EXPECT_EQ(chunks, 0u);
+    // The dive's limit sizes the batches: at 64 KiB of children a state, 4 MiB hold 64 states',
+    // where the memory limit alone would take 1024 (kGrowth times the 256 counted) or all 3000.
+    schedule.count(256, 256 * (size_t{64} << 10));
+    view.bytes = 0;
+    EXPECT_EQ(schedule.batch_size(3000, view), Schedule::kDiveBytes / (size_t{64} << 10));
   }
 }
 

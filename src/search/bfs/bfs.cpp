@@ -97,6 +97,13 @@ bool batched(const SearchConfig& cfg, const Engine& engine) {
   return cfg.bfs_batch_verify < 0 ? engine.verifier.backend().wants_batches() : cfg.bfs_batch_verify == 1;
 }
 
+// Under --objective best the bound cuts by the cheapest μGraph confirmed so far: the sooner the cheap
+// ones of each subtree are confirmed, the more it cuts, so the dive does not end at the first.
+Schedule::Order schedule_order(const SearchConfig& cfg, const Engine& engine) {
+  if (cfg.bfs_probe != 1) return Schedule::Order::Levels;
+  return engine.bound.active() ? Schedule::Order::DiveThroughout : Schedule::Order::DiveToFirst;
+}
+
 Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& options, std::string run_key,
          std::deque<Worker>& workers, Worker& collector, SearchResult& result, LevelProgress& progress)
     : engine_(engine), cfg_(cfg), options_(options), run_key_(std::move(run_key)), workers_(workers),
@@ -105,7 +112,7 @@ Bfs::Bfs(const Engine& engine, const SearchConfig& cfg, const RunOptions& option
       team_(workers, result.idle),
       store_(static_cast<int>(workers.size())),
       schedule_(options.memory_limit_mib, static_cast<size_t>(cfg.bfs_batch),
-                ranks_of(options) ? options.comm->size() : 1, cfg.bfs_probe == 1),
+                ranks_of(options) ? options.comm->size() : 1, schedule_order(cfg, engine)),
       exchange_(ranks_of(options), engine, team_, collector, result),
       completions_(engine, workers, collector, batched(cfg, engine),
                    batched(cfg, engine) && !ranks_of(options), stop_),

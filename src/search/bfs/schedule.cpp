@@ -10,7 +10,7 @@ size_t Schedule::limit() const {
 }
 
 bool Schedule::advance(const FrontierView& view, LevelStore& store, uint64_t& chunks, bool holding) {
-  if (view.found) diving_ = false;
+  if (view.found && order_ != Order::DiveThroughout) diving_ = false;
   auto has = [&](int depth) { return view.sizes[depth] > 0; };
   const bool next_has = current_ + 1 < static_cast<int>(view.sizes.size()) && has(current_ + 1);
   if (next_has && (!has(current_) || ((probing_ || over(view)) && !holding))) {

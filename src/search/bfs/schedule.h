@@ -11,7 +11,8 @@
 // first states reach is searched whole before the levels are. Then, until some rank has confirmed a
 // μGraph, the run dives: it keeps to a limit of kDiveBytes (or the memory limit, if lower), depth-
 // first over chunks of each level, as a depth-first search reaches its first μGraph without
-// finishing the levels above it; the first μGraph lifts it.
+// finishing the levels above it; the first μGraph lifts it, but under --objective best, where each
+// μGraph confirmed early lowers the bound that cuts the rest, the dive lasts the whole run.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -31,16 +32,20 @@ struct FrontierView {
 
 class Schedule {
  public:
+  // How a run goes: level by level from the start (config bfs_probe 0); a probe, then a dive until
+  // the first μGraph; or a probe, then a dive to the end (--objective best).
+  enum class Order : uint8_t { Levels, DiveToFirst, DiveThroughout };
+
   // `memory_limit_mib` 0: none. `max_batch`: the config's bfs_batch. `ranks`: 1 in one process.
-  Schedule(int64_t memory_limit_mib, size_t max_batch, int ranks, bool probe)
+  Schedule(int64_t memory_limit_mib, size_t max_batch, int ranks, Order order)
       : limit_bytes_(memory_limit_mib > 0 ? size_t(memory_limit_mib) << 20 : 0), max_batch_(max_batch),
-        ranks_(ranks), probing_(probe), diving_(probe) {}
+        ranks_(ranks), order_(order), probing_(order != Order::Levels), diving_(order != Order::Levels) {}
 
   int current() const { return current_; }
   bool probing() const { return probing_; }
   bool diving() const { return diving_; }
-  // Continues a run at `depth`, without a probe (the run had its own); it dives until the first
-  // sync that finds a μGraph confirmed (those of the checkpoint count).
+  // Continues a run at `depth`, without a probe (the run had its own); it dives as its order says,
+  // until the first sync that finds a μGraph confirmed (those of the checkpoint count) or to the end.
   void resume_at(int depth) {
     current_ = depth;
     probing_ = false;
@@ -79,6 +84,7 @@ class Schedule {
   const size_t limit_bytes_;
   const size_t max_batch_;
   const int ranks_;
+  const Order order_;
   size_t room_batch(const FrontierView& view) const;  // the states whose children fit the room left
   size_t limit() const;  // the limit in force: 0 for none
   bool past_memory_limit(const FrontierView& view) const { return limit_bytes_ > 0 && view.bytes > limit_bytes_; }

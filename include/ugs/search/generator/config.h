@@ -29,7 +29,8 @@ namespace ugs {
   X(bfs_probe, 1, 0, 1,                                                                                       \
     "bfs: 1 first follows a few of the most promising states of each depth down to the last and searches "  \
     "all they reach, then, until a μGraph is found, keeps the frontier to 4 MiB, depth-first over chunks, "  \
-    "so that a first μGraph comes early; then the levels in turn. 0: level by level from the start")        \
+    "so that a first μGraph comes early; then the levels in turn (with --objective best it dives to the "    \
+    "end). 0: level by level from the start")                                                                \
   X(bfs_batch_verify, -1, -1, 1,                                                                              \
     "bfs: 1 fingerprints a batch's completions in bulk calls while it expands, 0 each state's at once, -1 "  \
     "as the backend prefers (bulk for cuda, and for cpu on programs of 1e7 field ops or more)")               \
