@@ -84,6 +84,10 @@ def summary_table(results, programs, top):
         other = summed(results, programs, strategy, threads)
         print(f"  {strategy} at {threads} thread(s): {other['wall']:8.2f} s   bfs x{top} is {other['wall'] / bfs['wall']:.2f}x"
               f" as fast")
+    ratios = [results[(p, "dfs-omp", top, "structural")]["stats"]["wall_s"] /
+              max(results[(p, "bfs", top, "structural")]["stats"]["wall_s"], 1e-9) for p in programs]
+    print(f"  bfs x{top} against dfs-omp x{top}, per program: " +
+          ", ".join(f"{p} {r:.2f}x" for p, r in zip(programs, ratios)))
     print(f"  z3 calls (bfs x{top}): {bfs['z3_calls']} for {bfs['distinct']} distinct queries;"
           f" z3 time {bfs['z3_s']:.3f} s = {100 * bfs['z3_s'] / bfs['wall']:.2f}% of wall")
     fn = summed(results, programs, "bfs", top, "function")
