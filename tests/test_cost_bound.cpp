@@ -3,6 +3,7 @@
 // keeps exactly the cheapest μGraphs of the complete run, whatever the strategy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "search_util.h"
@@ -82,6 +83,106 @@ TEST(CostBound, PricesCompletionsExactlyAndCutsNothingOnTheWayToAMuGraph) {
     EXPECT_GT(walk.completed, 5u);
     EXPECT_GT(walk.states, 1000u);
   }
+}
+
+// The steps of `state` by a fresh generator with the closing lookahead (its memos empty; the pool and
+// oracle shared, so that expressions compare), under `check` when given, and how many signatures the
+// lookahead searched for them.
+struct Generated {
+  std::vector<Step> steps;
+  PruneCounts pruned;
+  uint64_t signatures = 0;
+};
+Generated generate(const Program& p, const SearchConfig& cfg, expr::ExprPool& pool, expr::Oracle& oracle,
+                   const State& here, const OpeningCut* check, bool warm_memo = false) {
+  const Generator gen(p.graph, cfg, pool, &oracle);
+  Generated out;
+  if (warm_memo) {  // the openings kept, remembered by a call without the bound
+    std::vector<Step> unused;
+    PruneCounts pruned;
+    gen.candidates(here, unused, pruned);
+  }
+  gen.candidates(here, out.steps, out.pruned, check);
+  out.signatures = gen.lookahead_stats().signatures;
+  return out;
+}
+
+bool same_step(const Step& a, const Step& b) {
+  return a.kind == b.kind && a.op == b.op && a.grid == b.grid && a.loop == b.loop && a.inputs == b.inputs &&
+         a.omap == b.omap && a.query == b.query;
+}
+
+// Under --objective best an opening of the last block graph that the bound cuts is cut before the
+// lookahead searches it: the steps kept are exactly those kept without the bound whose opened state
+// the bound lets through, fewer signatures are searched, and a limit below every opening searches none.
+TEST(CostBound, CutsOpeningsOfTheLastBlockGraphBeforeSearchingThemAhead) {
+  const Program p = load_program("ntrans_small");
+  SearchConfig cfg = space_config(p, Space::Open);  // the preset has one block graph
+  apply_config_json(cfg, nlohmann::json::parse(R"({"grids": [[4, 1, 1], [8, 1, 1]], "loop_ranges": [1, 2],
+                                                  "max_block_ops": 8})"), "test");
+  resolve(cfg, p.graph);
+  // A kernel graph with one block graph closed, whose openings the lookahead is asked about.
+  expr::ExprPool pool;
+  expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
+  const Generator probe(p.graph, cfg, pool, &oracle);
+  State above;
+  std::vector<State> stack{probe.root()};
+  while (!stack.empty() && above.kernel.blocks.empty()) {
+    const State state = stack.back();
+    stack.pop_back();
+    std::vector<Step> steps;
+    PruneCounts pruned;
+    const uint64_t asked = probe.lookahead_stats().signatures + probe.lookahead_stats().answered;
+    probe.candidates(state, steps, pruned);
+    const bool opens = std::any_of(steps.begin(), steps.end(), [](const Step& st) { return st.kind == Step::Kind::OpenBlock; });
+    if (!state.open && !state.kernel.blocks.empty() && opens &&
+        probe.lookahead_stats().signatures + probe.lookahead_stats().answered > asked) {
+      above = state;
+      break;
+    }
+    for (const Step& st : steps)
+      if (st.query == kNoQuery || oracle.is_subexpr(st.query)) stack.push_back(probe.apply(state, st));
+  }
+  ASSERT_FALSE(above.kernel.blocks.empty());
+
+  const Generated free = generate(p, cfg, pool, oracle, above, nullptr);
+  ASSERT_GT(free.signatures, 0u);
+  // A limit between the openings' bounds: the median of the openings kept without it.
+  const GpuSpec gpu = *gpu_preset("h100");
+  KernelPrices prices;
+  std::vector<double> opening_us;
+  for (const Step& st : free.steps) {
+    if (st.kind != Step::Kind::OpenBlock) continue;
+    const State opened = probe.apply(above, st);
+    opening_us.push_back(prices.sum_us(opened.kernel, gpu) + prices.opening_us(opened, gpu));
+  }
+  ASSERT_GT(opening_us.size(), 2u);
+  std::sort(opening_us.begin(), opening_us.end());
+  ASSERT_LT(opening_us.front(), opening_us.back());
+  CostBound bound(Objective::Best, 1.0, gpu);
+  bound.lower_to(opening_us[opening_us.size() / 2]);
+  const BoundedOpenings check(bound, prices);
+  for (bool warm : {false, true}) {
+    SCOPED_TRACE(warm ? "the openings kept remembered" : "enumerated");
+    const Generated cut = generate(p, cfg, pool, oracle, above, &check, warm);
+    std::vector<Step> expected;
+    for (const Step& st : free.steps)
+      if (st.kind != Step::Kind::OpenBlock || bound.reach(probe.apply(above, st), prices) == CostBound::Reach::All)
+        expected.push_back(st);
+    ASSERT_EQ(cut.steps.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same_step(cut.steps[i], expected[i])) << i;
+    EXPECT_LT(cut.steps.size(), free.steps.size());
+    EXPECT_GE(cut.pruned.cost, free.steps.size() - cut.steps.size());
+    if (!warm) {
+      EXPECT_LT(cut.signatures, free.signatures);
+      EXPECT_LE(cut.pruned.reach, free.pruned.reach);
+    }
+  }
+  bound.lower_to(opening_us.front() / 2);
+  const Generated none = generate(p, cfg, pool, oracle, above, &check);
+  EXPECT_EQ(none.signatures, 0u);
+  EXPECT_TRUE(std::none_of(none.steps.begin(), none.steps.end(),
+                           [](const Step& st) { return st.kind == Step::Kind::OpenBlock; }));
 }
 
 // Every μGraph of the complete run within the factor of its best, and no other: under the bound the

@@ -23,6 +23,7 @@
 
 #include "ugs/cost/gpu.h"
 #include "ugs/ir/graph.h"
+#include "ugs/search/generator/generator.h"
 #include "ugs/search/generator/state.h"
 
 namespace ugs {
@@ -64,6 +65,8 @@ class CostBound {
   CostBound(Objective objective, double within, const GpuSpec& gpu);
 
   bool active() const { return active_; }
+  // Whether it may cut anything now: active, with a μGraph confirmed.
+  bool binding() const { return active_ && limit_us() != std::numeric_limits<double>::infinity(); }
   // What of `state` may still be kept: nothing, its own completions only, or also what lies below it.
   enum class Reach : uint8_t { None, Completions, All };
   Reach reach(const State& state, KernelPrices& prices) const;
@@ -86,6 +89,19 @@ class CostBound {
   double within_ = 1;
   GpuSpec gpu_{};
   std::atomic<double> limit_us_{std::numeric_limits<double>::infinity()};
+};
+
+// The bound as the generator asks it about an opening (OpeningCut), with a thread's prices. An opened
+// block graph has no completions of its own: whatever it may not reach whole is cut.
+class BoundedOpenings final : public OpeningCut {
+ public:
+  BoundedOpenings(const CostBound& bound, KernelPrices& prices) : bound_(bound), prices_(prices) {}
+  bool binding() const override { return bound_.binding(); }
+  bool cuts(const State& opened) const override { return bound_.reach(opened, prices_) != CostBound::Reach::All; }
+
+ private:
+  const CostBound& bound_;
+  KernelPrices& prices_;
 };
 
 }  // namespace ugs

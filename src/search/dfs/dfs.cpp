@@ -118,7 +118,8 @@ void visit(const Engine& engine, const State& state, Worker& worker, std::vector
     ++worker.counters.pruned.cost;
     return;
   }
-  engine.gen.candidates(state, children, worker.counters.pruned);
+  const BoundedOpenings bounded(engine.bound, worker.prices);
+  engine.gen.candidates(state, children, worker.counters.pruned, engine.bound.active() ? &bounded : nullptr);
   count_symbolic(state, children, worker.counters);
   worker.counters.candidates += children.size();
   size_t kept = 0;

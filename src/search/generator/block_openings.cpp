@@ -129,7 +129,8 @@ void Generator::launch_table(const KernelGraph& kernel, std::span<const int32_t>
     for (int32_t loop : cfg_.loop_ranges) out.push_back({grid, loop});
 }
 
-void Generator::open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
+void Generator::open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned,
+                           const OpeningCut* cut) const {
   const KernelGraph& kernel = state.kernel;
   if (kernel.blocks.size() >= cfg_.max_block_graphs || kernel.num_inputs + kernel.ops.size() >= cfg_.max_kernel_ops)
     return;
@@ -138,14 +139,14 @@ void Generator::open_steps(const State& state, std::vector<Step>& out, PruneCoun
     FixedVec<int32_t, kMaxBlockInputs> ins;
     const int first = n == 3 || (n == 4 && cfg_.block_inputs == InputRule::MirageLora) ? 0 : std::max(0, n - 2);
     for (int t = first; t < n; ++t) ins.push_back(t);
-    if (ins.size() <= cfg_.max_block_inputs) open_steps_for(state, ins, out, pruned);
+    if (ins.size() <= cfg_.max_block_inputs) open_steps_for(state, ins, out, pruned, cut);
     return;
   }
   for (int k = 1; k <= std::min<int64_t>(cfg_.max_block_inputs, n); ++k) {
     FixedVec<int32_t, kMaxBlockInputs> ins;
     for (int i = 0; i < k; ++i) ins.push_back(i);
     do {
-      open_steps_for(state, ins, out, pruned);
+      open_steps_for(state, ins, out, pruned, cut);
     } while (search_detail::next_combination(ins, n));
   }
 }
@@ -231,7 +232,7 @@ void Generator::build_opening_table(const KernelGraph& kernel, std::span<const i
 }
 
 void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins,
-                               std::vector<Step>& out, PruneCounts& pruned) const {
+                               std::vector<Step>& out, PruneCounts& pruned, const OpeningCut* cut) const {
   OpRank rank;  // the block op's rank is known up to its block key: can it still rank high enough?
   rank.in = ins;
   rank.kind = OpKind::Block;
@@ -265,12 +266,21 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   // The last block graph's openings depend on its inputs alone (opening_memos.h).
   const bool memos = cfg_.opening_memos == 1;
   const bool remembered = memos && lookahead && concrete;
+  // Under --objective best, an opening the cost bound cuts is cut before the lookahead searches it
+  // (OpeningCut). The openings kept are remembered only when none was cut: the cut depends on the
+  // kernel graph below and on the limit, which the memo's key does not hold.
+  const bool priced = lookahead && cut != nullptr && cut->binding();
   search_detail::KeptKey kept_key;
   if (remembered) {
     kept_key = search_detail::kept_key(
         state, ins.span(), search_detail::savers_allowed(state.kernel, ins.span(), program_.outputs.size(), cfg_));
     if (const std::shared_ptr<const search_detail::KeptOpenings> kept = kept_openings_->find(kept_key)) {
-      out.insert(out.end(), kept->steps.begin(), kept->steps.end());
+      for (const Step& st : kept->steps) {
+        if (priced && cut->cuts(apply(state, st)))
+          ++pruned.cost;
+        else
+          out.push_back(st);
+      }
       pruned += kept->pruned;
       if (closings_) closings_->answered.fetch_add(kept->lookahead, std::memory_order_relaxed);
       return;
@@ -286,6 +296,7 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   }
   PruneCounts found = table->pruned;  // this enumeration's rejections, kept with its openings when remembered
   uint64_t asked = 0, answered = 0;   // openings the lookahead was asked about, and of those answered here
+  uint64_t priced_cut = 0;            // openings the bound cut before the lookahead was asked
   // The lookahead's verdict per combination of launch and tile shapes (-1: not asked).
   thread_local std::vector<int8_t> closes;
   if (lookahead) closes.assign(table->combos, -1);
@@ -300,8 +311,12 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
     st.loop = table->launches[opening.launch].loop;
     for (int i = 0; i < num_ins; ++i) st.inputs.push_back({ins[i], opening.imap[i], opening.fmap[i]});
     if (lookahead) {
-      ++asked;
       int8_t& verdict = closes[opening.combo];
+      if (verdict != 0 && priced && cut->cuts(apply(state, st))) {  // a verdict of 0 cuts it anyway
+        ++priced_cut;
+        continue;
+      }
+      ++asked;
       answered += verdict >= 0;
       if (verdict < 0) verdict = may_close(state, st) ? 1 : 0;
       if (verdict == 0) {
@@ -332,8 +347,9 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
         out[i].launch_base = 0;
       }
   pruned += found;
+  pruned.cost += priced_cut;
   if (answered != 0) closings_->answered.fetch_add(answered, std::memory_order_relaxed);
-  if (remembered && !stopped()) {  // a stopped lookahead's answers are not all answers
+  if (remembered && !stopped() && priced_cut == 0) {  // a stopped lookahead's answers are not all answers
     auto kept = std::make_shared<search_detail::KeptOpenings>();
     kept->steps.assign(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
     kept->pruned = found;

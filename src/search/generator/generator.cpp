@@ -59,7 +59,8 @@ State Generator::root() const {
   return state;
 }
 
-void Generator::candidates(const State& state, std::vector<Step>& out, PruneCounts& pruned) const {
+void Generator::candidates(const State& state, std::vector<Step>& out, PruneCounts& pruned,
+                           const OpeningCut* cut) const {
   if (state.open && state.family.symbolic()) {
     symbolic_block_steps(state, out, pruned);
   } else if (state.open) {
@@ -67,7 +68,7 @@ void Generator::candidates(const State& state, std::vector<Step>& out, PruneCoun
     close_steps(state, state.block, out, pruned);
   } else {
     kernel_op_steps(state, out, pruned);
-    open_steps(state, out, pruned);
+    open_steps(state, out, pruned, cut);
   }
 }
 

@@ -36,6 +36,20 @@ namespace expr {
 class Oracle;
 }
 
+// What may cut an opening before the closing lookahead searches it: the search's cost bound under
+// --objective best (cost_bound.h implements it, above the generator). Such an opening would be cut
+// when visited, and the lookahead's searches are most of the work where it runs.
+class OpeningCut {
+ public:
+  // Whether it may cut anything now (false: no opening is priced).
+  virtual bool binding() const = 0;
+  // Whether the state an opening makes, `opened`, is cut.
+  virtual bool cuts(const State& opened) const = 0;
+
+ protected:
+  ~OpeningCut() = default;
+};
+
 class Generator {
  public:
   // `cfg` must be resolved (see resolve()); both must outlive the generator. With the search's
@@ -48,7 +62,10 @@ class Generator {
 
   State root() const;
   // Appends the steps from `state` that pass the shape, order and memory checks; counts the others.
-  void candidates(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  // With `cut`, an opening of a block graph no kernel op can follow that it cuts is cut before the
+  // closing lookahead searches it (counted in `pruned.cost`).
+  void candidates(const State& state, std::vector<Step>& out, PruneCounts& pruned,
+                  const OpeningCut* cut = nullptr) const;
   State apply(const State& state, const Step& step) const {
     State child = state;
     apply_in_place(child, step);
@@ -104,9 +121,9 @@ class Generator {
 
  private:
   void kernel_op_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
-  void open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned) const;
+  void open_steps(const State& state, std::vector<Step>& out, PruneCounts& pruned, const OpeningCut* cut) const;
   void open_steps_for(const State& state, const FixedVec<int32_t, kMaxBlockInputs>& ins, std::vector<Step>& out,
-                      PruneCounts& pruned) const;
+                      PruneCounts& pruned, const OpeningCut* cut) const;
   void build_opening_table(const KernelGraph& kernel, std::span<const int32_t> ins, int output_shape_ops,
                            search_detail::OpeningTable& table) const;
   // Inside a block graph: `block` is state.block, or one launch of its symbolic opening.
