@@ -11,6 +11,7 @@
 #include "ugs/expr/op_expr.h"
 #include "ugs/io/results_file.h"
 #include "ugs/io/spaces.h"
+#include "ugs/cost/gpu.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/engine.h"
 #include "ugs/search/generator/generator.h"
@@ -251,6 +252,34 @@ TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
   EXPECT_EQ(worker.counters.confirm_failures, 0u);
   ASSERT_EQ(worker.found.size(), 1u);
   EXPECT_EQ(structural_hash(worker.found[0]), structural_hash(ref));
+}
+
+// Under --objective best, completions whose cost the limit has passed are not fingerprinted (the
+// limit may have fallen since their state was visited, and a replayed closing may cost more than its
+// opening promised); at the limit they are, and the μGraph is recorded.
+TEST(Strategies, CompletionsPastTheCostLimitAreNotFingerprinted) {
+  const Program p = load_program("rmsnorm_linear_small");
+  expr::ExprPool pool;
+  expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
+  const Generator gen(p.graph, config_for(p), pool);
+  const Verifier verifier(p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9);
+  std::atomic<bool> stop{false};
+  const KernelGraph ref = test::reference("rmsnorm_linear_small");
+  const std::vector<KernelGraph> one{ref};
+  CostBound best(Objective::Best, 1.0, *gpu_preset("h100"));
+  const double us = best.price_us(ref);
+  const Engine engine{gen, oracle, verifier, stop, best};
+  Worker worker;
+  best.lower_to(us * 0.99);
+  EXPECT_FALSE(verify_completions(engine, one, worker, &stop));
+  EXPECT_EQ(worker.counters.fingerprint_evals, 0u);
+  EXPECT_TRUE(worker.found.empty());
+  CostBound at_limit(Objective::Best, 1.0, *gpu_preset("h100"));
+  at_limit.lower_to(us);
+  const Engine engine_at_limit{gen, oracle, verifier, stop, at_limit};
+  EXPECT_TRUE(verify_completions(engine_at_limit, one, worker, &stop));
+  EXPECT_EQ(worker.counters.fingerprint_evals, 1u);
+  EXPECT_EQ(worker.found.size(), 1u);
 }
 
 // Every strategy dates its μGraphs: the first is no later than the best, and both fall within the run.

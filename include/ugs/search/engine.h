@@ -121,7 +121,8 @@ struct alignas(64) Worker {
 // confirmation is recorded in `worker`. True if one did (then the state is not extended, as in Mirage).
 // A confirmation the stop cuts short (`stop`: null where the caller must finish, as bfs under ranks)
 // records nothing and ends the loop. With a context, the backend may reuse the work of the thread's
-// previous candidates.
+// previous candidates. Under the cost bound, completions whose cost the limit has passed are not
+// fingerprinted (false).
 bool verify_completions(const Engine& engine, std::span<const KernelGraph> completions, Worker& worker,
                         const std::atomic<bool>* stop, FingerprintContext* ctx = nullptr);
 // The same for each group of a replayed opening's completions (Generator::replay; `group_ends`: each

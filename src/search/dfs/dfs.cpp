@@ -35,6 +35,12 @@ std::vector<Step>& Worker::steps_at(int depth) {
 // Phases switch to fingerprint and verify and back to the one running when called.
 bool verify_completions(const Engine& engine, std::span<const KernelGraph> completions, Worker& worker,
                         const std::atomic<bool>* stop, FingerprintContext* ctx) {
+  // --objective best: the completions share their kernel ops (one state's, or one closed state's
+  // under a replayed opening), so one price tells whether the limit has passed them all, as bfs's
+  // bulk confirmation skips such a run. The limit may have fallen since the state was visited, and a
+  // closing the replay made may cost more than its opening promised.
+  if (!completions.empty() && engine.bound.binding() && engine.bound.cuts(engine.bound.price_us(completions.front())))
+    return false;
   const PhaseClock::Phase caller = worker.clock.running();
   bool found = false;
   for (const KernelGraph& candidate : completions) {
