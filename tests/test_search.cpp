@@ -230,16 +230,25 @@ TEST(Strategies, AStopRequestEndsTheRunWithAPartialSubset) {
 
 // A confirmation the stop cuts short is neither a find nor a failure, and ends the state's
 // completions; bfs under ranks passes no flag, and its confirmations run to their end.
-TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
+// What verify_completions needs around the cost bound a test gives: rmsnorm_linear_small's generator,
+// oracle and verifier, and its reference μGraph (the program itself).
+struct VerifyKit {
   const Program p = load_program("rmsnorm_linear_small");
+  const SearchConfig cfg = config_for(p);
   expr::ExprPool pool;
-  expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
-  const Generator gen(p.graph, config_for(p), pool);
-  const Verifier verifier(p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9);
+  expr::Oracle oracle{pool, expr::output_exprs(pool, p.graph)};
+  const Generator gen{p.graph, cfg, pool};
+  const Verifier verifier{p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9};
+  const KernelGraph ref = test::reference("rmsnorm_linear_small");
+  Engine engine(std::atomic<bool>& stop, CostBound& bound) { return {gen, oracle, verifier, stop, bound}; }
+};
+
+TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
+  VerifyKit kit;
   std::atomic<bool> stop{true};
   CostBound all;
-  const Engine engine{gen, oracle, verifier, stop, all};
-  const KernelGraph ref = test::reference("rmsnorm_linear_small");
+  const Engine engine = kit.engine(stop, all);
+  const KernelGraph& ref = kit.ref;
   const std::vector<KernelGraph> twice{ref, ref};
   Worker worker;
   EXPECT_FALSE(verify_completions(engine, twice, worker, &stop));
@@ -258,26 +267,18 @@ TEST(Strategies, AConfirmationTheStopCutsShortRecordsNothing) {
 // limit may have fallen since their state was visited, and a replayed closing may cost more than its
 // opening promised); at the limit they are, and the μGraph is recorded.
 TEST(Strategies, CompletionsPastTheCostLimitAreNotFingerprinted) {
-  const Program p = load_program("rmsnorm_linear_small");
-  expr::ExprPool pool;
-  expr::Oracle oracle(pool, expr::output_exprs(pool, p.graph));
-  const Generator gen(p.graph, config_for(p), pool);
-  const Verifier verifier(p.graph, BackendKind::Cpu, FieldKind::Wide, 1, 3, 1e-9);
+  VerifyKit kit;
   std::atomic<bool> stop{false};
-  const KernelGraph ref = test::reference("rmsnorm_linear_small");
-  const std::vector<KernelGraph> one{ref};
-  CostBound best(Objective::Best, 1.0, *gpu_preset("h100"));
-  const double us = best.price_us(ref);
-  const Engine engine{gen, oracle, verifier, stop, best};
+  const std::vector<KernelGraph> one{kit.ref};
+  CostBound below(Objective::Best, 1.0, *gpu_preset("h100")), at(Objective::Best, 1.0, *gpu_preset("h100"));
+  const double us = below.price_us(kit.ref);
+  below.lower_to(us * 0.99);
+  at.lower_to(us);
   Worker worker;
-  best.lower_to(us * 0.99);
-  EXPECT_FALSE(verify_completions(engine, one, worker, &stop));
+  EXPECT_FALSE(verify_completions(kit.engine(stop, below), one, worker, &stop));
   EXPECT_EQ(worker.counters.fingerprint_evals, 0u);
   EXPECT_TRUE(worker.found.empty());
-  CostBound at_limit(Objective::Best, 1.0, *gpu_preset("h100"));
-  at_limit.lower_to(us);
-  const Engine engine_at_limit{gen, oracle, verifier, stop, at_limit};
-  EXPECT_TRUE(verify_completions(engine_at_limit, one, worker, &stop));
+  EXPECT_TRUE(verify_completions(kit.engine(stop, at), one, worker, &stop));
   EXPECT_EQ(worker.counters.fingerprint_evals, 1u);
   EXPECT_EQ(worker.found.size(), 1u);
 }
