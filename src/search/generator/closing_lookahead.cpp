@@ -78,18 +78,19 @@ bool Generator::may_close(const State& state, const Step& opening) const {
     closings_->answered.fetch_add(1, std::memory_order_relaxed);
     return *known;
   }
-  uint64_t visited = 0;
+  AheadWork work;
   bool closes = false;
   if (cfg_.closing_replay == 1) {  // searched whole: its closings are replayed on every opening kept
     auto trace = std::make_shared<search_detail::ReplayTrace>();
-    trace_subtree(opened, *trace, visited);
-    if (stopped()) return true;
+    trace_subtree(opened, *trace, work);
     closes = !trace->empty();
-    if (closes) closings_->add_trace(key, std::move(trace));
+    if (closes && !stopped()) closings_->add_trace(key, std::move(trace));
   } else {
-    closes = subtree_closes(opened, 0, visited);
+    closes = subtree_closes(opened, 0, work);
   }
+  oracle_->add_cache_hits(work.cache_hits);
   if (stopped()) return true;  // the search may have ended early: not an answer to remember
+  const uint64_t visited = work.visited;
   closings_->add(key, closes);
   closings_->signatures.fetch_add(1, std::memory_order_relaxed);
   closings_->states.fetch_add(visited, std::memory_order_relaxed);
@@ -110,10 +111,18 @@ Generator::LookaheadStats Generator::lookahead_stats() const {
           read(closings_->replayed_closings), read(closings_->late_traces)};
 }
 
+bool Generator::ahead_keeps(expr::ExprId query, AheadWork& work) const {
+  if (const std::optional<bool> hit = oracle_->cached(query)) {
+    ++work.cache_hits;
+    return *hit;
+  }
+  return oracle_->is_subexpr(query);
+}
+
 // The block-level part of close_steps' checks (the kernel-level ones differ between the kernel graphs
 // that share a signature, and leaving them out keeps the answer an over-approximation).
-bool Generator::subtree_closes(State& state, int depth, uint64_t& visited) const {
-  if (++visited % 1024 == 0 && stopped()) return true;
+bool Generator::subtree_closes(State& state, int depth, AheadWork& work) const {
+  if (++work.visited % 1024 == 0 && stopped()) return true;
   const BlockGraph& block = state.block;
   if (!block.ops.empty()) {
     const uint32_t outs = search_detail::savable_tiles(block);
@@ -126,9 +135,9 @@ bool Generator::subtree_closes(State& state, int depth, uint64_t& visited) const
   block_op_steps(state, block, steps, unused);
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step st = steps[i];  // a copy: the deeper calls use other vectors, but keep it plain
-    if (!oracle_->is_subexpr(st.query)) continue;
+    if (!ahead_keeps(st.query, work)) continue;
     apply_op(state, st.op, st.query);
-    const bool closes = subtree_closes(state, depth + 1, visited);
+    const bool closes = subtree_closes(state, depth + 1, work);
     undo_op(state);
     if (closes) return true;
   }

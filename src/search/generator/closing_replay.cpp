@@ -23,8 +23,8 @@ bool Generator::replays(const State& state) const {
 }
 
 // As subtree_closes, but whole: every op the search would keep, in its order.
-bool Generator::trace_subtree(State& state, search_detail::ReplayTrace& trace, uint64_t& visited) const {
-  if (++visited % 1024 == 0 && stopped()) return false;
+bool Generator::trace_subtree(State& state, search_detail::ReplayTrace& trace, AheadWork& work) const {
+  if (++work.visited % 1024 == 0 && stopped()) return false;
   const int depth = state.block.ops.size();
   thread_local std::array<std::vector<Step>, kMaxTiles + 1> steps_at;
   std::vector<Step>& steps = steps_at[depth];
@@ -34,13 +34,13 @@ bool Generator::trace_subtree(State& state, search_detail::ReplayTrace& trace, u
   bool any = false;
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step st = steps[i];  // a copy: the deeper calls use other vectors, but keep it plain
-    if (!oracle_->is_subexpr(st.query)) continue;
+    if (!ahead_keeps(st.query, work)) continue;
     const size_t mark = trace.size();
     apply_op(state, st.op, st.query);
     const uint32_t outs = search_detail::savable_tiles(state.block);
     const bool closes = outs != 0 && std::popcount(outs) <= cfg_.max_block_outputs && saves_outputs(state, outs);
     trace.push_back({st.op, st.query, static_cast<uint8_t>(depth + 1), closes});
-    const bool below = trace_subtree(state, trace, visited);
+    const bool below = trace_subtree(state, trace, work);
     undo_op(state);
     if (!closes && !below) trace.resize(mark);  // nothing to replay through it
     any = any || closes || below;
@@ -55,10 +55,11 @@ void Generator::replay(const State& state, std::vector<KernelGraph>& out, std::v
   if (!trace) {  // an opening the lookahead did not search in this process (a resumed run's)
     auto made = std::make_shared<search_detail::ReplayTrace>();
     State walk = state;
-    uint64_t visited = 0;
-    trace_subtree(walk, *made, visited);
+    AheadWork work;
+    trace_subtree(walk, *made, work);
+    oracle_->add_cache_hits(work.cache_hits);
     if (stopped()) return;  // the search ends: the trace may be short
-    closings_->states.fetch_add(visited, std::memory_order_relaxed);
+    closings_->states.fetch_add(work.visited, std::memory_order_relaxed);
     closings_->late_traces.fetch_add(1, std::memory_order_relaxed);
     closings_->add_trace(key, made);
     trace = std::move(made);

@@ -138,10 +138,18 @@ class Generator {
   // Whether the tiles `outs` (a savable_tiles set) of state's block graph all have outputs'
   // expressions (with the expression check of the last block graph on).
   bool saves_outputs(const State& state, uint32_t outs) const;
-  bool subtree_closes(State& state, int depth, uint64_t& visited) const;
+  // What a search ahead did: the states it visited, and the queries the oracle's cache answered, told
+  // to the oracle once per search (a shared counter bumped per query, tens of millions of them in
+  // Mirage's attention spaces, had the threads contend on its cache line).
+  struct AheadWork {
+    uint64_t visited = 0, cache_hits = 0;
+  };
+  // The oracle's verdict on a step searched ahead: its cache's (counted in `work`), else its decision.
+  bool ahead_keeps(expr::ExprId query, AheadWork& work) const;
+  bool subtree_closes(State& state, int depth, AheadWork& work) const;
   // Searches the block ops below `state` whole, appending to `trace` the walk to each state where a
   // closing's block-level checks pass (closing_memo.h); whether it appended any.
-  bool trace_subtree(State& state, search_detail::ReplayTrace& trace, uint64_t& visited) const;
+  bool trace_subtree(State& state, search_detail::ReplayTrace& trace, AheadWork& work) const;
   // Whether the search's stop flag is up.
   bool stopped() const;
   // Sets state.family from a symbolic opening step (clears it for a concrete one).
