@@ -23,7 +23,7 @@
 
 #include "ugs/cost/gpu.h"
 #include "ugs/ir/graph.h"
-#include "ugs/search/generator/generator.h"
+#include "ugs/search/generator/opening_cut.h"
 #include "ugs/search/generator/state.h"
 
 namespace ugs {

@@ -122,8 +122,7 @@ void Expander::generate(uint32_t i, Chunk& chunk, int thread, CostBound::Reach r
   s.steps.clear();
   s.promise = state_promise(engine_.gen.pool(), s.cursor.state());
   const BoundedOpenings bounded(engine_.bound, worker.prices);
-  engine_.gen.candidates(s.cursor.state(), s.steps, worker.counters.pruned,
-                         engine_.bound.active() ? &bounded : nullptr);
+  engine_.gen.candidates(s.cursor.state(), s.steps, worker.counters.pruned, &bounded);
   count_symbolic(s.cursor.state(), s.steps, worker.counters);
   worker.counters.candidates += s.steps.size();
   s.candidates += s.steps.size();

@@ -125,7 +125,7 @@ void visit(const Engine& engine, const State& state, Worker& worker, std::vector
     return;
   }
   const BoundedOpenings bounded(engine.bound, worker.prices);
-  engine.gen.candidates(state, children, worker.counters.pruned, engine.bound.active() ? &bounded : nullptr);
+  engine.gen.candidates(state, children, worker.counters.pruned, &bounded);
   count_symbolic(state, children, worker.counters);
   worker.counters.candidates += children.size();
   size_t kept = 0;

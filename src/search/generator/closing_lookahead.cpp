@@ -90,13 +90,12 @@ bool Generator::may_close(const State& state, const Step& opening) const {
   }
   oracle_->add_cache_hits(work.cache_hits);
   if (stopped()) return true;  // the search may have ended early: not an answer to remember
-  const uint64_t visited = work.visited;
   closings_->add(key, closes);
   closings_->signatures.fetch_add(1, std::memory_order_relaxed);
-  closings_->states.fetch_add(visited, std::memory_order_relaxed);
+  closings_->states.fetch_add(work.visited, std::memory_order_relaxed);
   if (closes) {
     closings_->closing.fetch_add(1, std::memory_order_relaxed);
-    closings_->closing_states.fetch_add(visited, std::memory_order_relaxed);
+    closings_->closing_states.fetch_add(work.visited, std::memory_order_relaxed);
   }
   return closes;
 }
