@@ -80,16 +80,17 @@ bool Generator::may_close(const State& state, const Step& opening) const {
   }
   AheadWork work;
   bool closes = false;
+  std::shared_ptr<search_detail::ReplayTrace> trace;
   if (cfg_.closing_replay == 1) {  // searched whole: its closings are replayed on every opening kept
-    auto trace = std::make_shared<search_detail::ReplayTrace>();
+    trace = std::make_shared<search_detail::ReplayTrace>();
     trace_subtree(opened, *trace, work);
     closes = !trace->empty();
-    if (closes && !stopped()) closings_->add_trace(key, std::move(trace));
   } else {
     closes = subtree_closes(opened, 0, work);
   }
   oracle_->add_cache_hits(work.cache_hits);
   if (stopped()) return true;  // the search may have ended early: not an answer to remember
+  if (closes && trace) closings_->add_trace(key, std::move(trace));
   closings_->add(key, closes);
   closings_->signatures.fetch_add(1, std::memory_order_relaxed);
   closings_->states.fetch_add(work.visited, std::memory_order_relaxed);
