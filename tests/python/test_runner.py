@@ -257,7 +257,7 @@ class RunnerTest(unittest.TestCase):
         sys.path.insert(0, os.path.join(ROOT, "experiments"))
         from runner import matrix as matrices
         m = matrices.load("paper", os.path.join(ROOT, "experiments", "matrices"))
-        self.assertEqual(len(m.cells), 173)
+        self.assertEqual(len(m.cells), 194)
         # The committed run of it (the report's): one results file per cell.
         ref = os.path.join(ROOT, "experiments", "reference", "paper", "cells")
         self.assertEqual(sorted(n[:-len(".json.gz")] for n in os.listdir(ref)), sorted(c.id for c in m.cells))
@@ -265,6 +265,12 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual({c.strategy for c in mirage}, {"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"})
         self.assertEqual({(c.threads, c.ranks) for c in mirage}, {(1, 1), (2, 1), (1, 2)})
         self.assertEqual({c.space for c in m.cells}, {"mirage", "open"})
+        # The open space too: every strategy at 1 and 2 threads (2 ranks for the MPI ones).
+        open_ = [c for c in m.cells if c.space == "open"]
+        self.assertEqual({c.strategy for c in open_}, {"dfs", "dfs-static", "dfs-omp", "dfs-mpi", "bfs"})
+        settings = {s: {(c.threads, c.ranks) for c in open_ if c.strategy == s} for s in {c.strategy for c in open_}}
+        self.assertEqual(settings, {"dfs": {(1, 1)}, "dfs-static": {(1, 1), (2, 1)}, "dfs-omp": {(1, 1), (2, 1)},
+                                    "dfs-mpi": {(1, 2)}, "bfs": {(1, 1), (2, 1), (1, 2)}})
         self.assertEqual({c.label for c in m.cells}, {None, "no-cache", "no-structural", "z3-only"})
         # Where z3 answers, a cell is cut at 20 s: uncached, z3 spends its whole budget on most queries.
         slow = lambda c: c.config and json.loads(c.config).get("oracle_structural") == 0  # noqa: E731
