@@ -1,7 +1,8 @@
 // The dead-end check by expression in a block graph that must make the outputs (output_symbols.h):
 // an op makes no feature but those features_made_by lists, so the ops a state needs bound the ops it
-// has left, and a tile saved there has an output's expression; a search with the check finds what
-// one without it finds, with fewer states and fewer fingerprinted candidates.
+// has left; an output's atom is made only from a tile within its argument; and a tile saved there
+// has an output's expression. A search with the check finds what one without it finds, with fewer
+// states and fewer fingerprinted candidates.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "output_walker.h"
 #include "search/generator/output_symbols.h"
 #include "search/generator/reach.h"
 #include "search_util.h"
@@ -23,71 +25,6 @@ namespace ugs::search_detail {
 namespace {
 
 using test::mirage_config;
-
-struct Walk {
-  int64_t block_ops = 0, dead = 0, completing = 0;
-  std::vector<bool> kinds_seen = std::vector<bool>(64, false);
-};
-
-// Depth-first through every state the abstract-expression check keeps, with this check off: each
-// block op candidate's result (kept or not) holds no feature its operands and its kind do not account for, and in a block
-// graph no kernel op can follow, a state the bound calls dead (more ops needed than left) leads to
-// no completion whose saved tiles have the outputs' expressions.
-struct Walker {
-  const Generator& gen;
-  expr::Oracle& oracle;
-  const OutputSymbols& check;
-  Walk seen;
-
-  void walk(const State& state, bool dead) {
-    const SearchConfig& cfg = gen.config();
-    const expr::ExprPool& pool = gen.pool();
-    if (state.open && kernel_ops_after_block(state.kernel, cfg) <= 0) {
-      OutputSymbols::Have have;
-      for (expr::ExprId e : state.bexpr) have.add(pool.facts(e));
-      const int64_t left = cfg.max_block_ops - state.block.inputs.size() - state.block.ops.size();
-      if (!dead && check.ops_needed(have) > left) {
-        dead = true;
-        ++seen.dead;
-      }
-    }
-    std::vector<KernelGraph> done;
-    gen.completions(state, done);
-    if (!done.empty() && state.kernel.blocks.size() > 0) {
-      const std::vector<expr::ExprId> outs = expr::output_exprs(gen.pool(), done.front());
-      const bool makes_outputs = std::all_of(outs.begin(), outs.end(), [&](expr::ExprId e) { return check.is_output(e); });
-      if (makes_outputs) {
-        ++seen.completing;
-        ASSERT_FALSE(dead) << "a state called dead completes";
-      }
-    }
-    std::vector<Step> steps;
-    PruneCounts pruned;
-    gen.candidates(state, steps, pruned);
-    for (const Step& st : steps) {
-      if (st.kind == Step::Kind::BlockOp) {  // every candidate, kept or not: every op kind is met
-        ++seen.block_ops;
-        seen.kinds_seen[static_cast<int>(st.op.kind)] = true;
-        OutputSymbols::Have operands;
-        for (int i = 0; i < arity(st.op.kind); ++i) operands.add(pool.facts(state.bexpr[st.op.in[i]]));
-        const expr::ExprFacts& result = pool.facts(st.query);
-        const OpFeatures made = features_made_by(st.op.kind);
-        const std::string op(name_of(st.op.kind));
-        EXPECT_EQ(OutputSymbols::features(result.symbols) & ~OutputSymbols::features(operands.symbols) & ~made.features, 0)
-            << op << " makes a feature it does not list";
-        EXPECT_LE(std::popcount(result.atoms & ~operands.atoms), made.atoms) << op << " makes an atom";
-        if ((result.primes & ~operands.primes) != 0) {
-          EXPECT_NE(made.features & OutputSymbols::Prime, 0) << op << " makes a prime";
-        }
-        EXPECT_EQ(result.vars & ~operands.vars, 0u) << op << " makes a variable";
-        if (::testing::Test::HasFailure()) return;
-      }
-      if (st.query != kNoQuery && !oracle.is_subexpr(st.query)) continue;
-      walk(gen.apply(state, st), dead);
-      if (::testing::Test::HasFatalFailure()) return;
-    }
-  }
-};
 
 TEST(OutputSymbols, NoOpMakesWhatItDoesNotListAndADeadStateNeverCompletes) {
   // A second in all: gqa_small at 5 block ops meets every op of Mirage's attention list and states
@@ -139,6 +76,26 @@ TEST(OutputSymbols, TheOpsNeededCoverTheMissingFeatures) {
   EXPECT_EQ(no_exp.ops_needed(loaded), OutputSymbols::kNever);
   EXPECT_TRUE(check.is_output(outputs[0]));
   EXPECT_FALSE(check.is_output(pool.var(0)));
+}
+
+TEST(OutputSymbols, AnAtomIsMadeOnlyFromATileWithinItsArgument) {
+  const Program p = load_program("qknorm_gqa_small");  // rms(16, x0) and rms(16, x2)
+  const SearchConfig cfg = mirage_config(p);
+  expr::ExprPool pool;
+  const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, p.graph);
+  const OutputSymbols check(outputs, pool, cfg);
+  const expr::ExprId q = pool.var(0), k = pool.var(1), v = pool.var(2);
+  const auto reachable = [&](std::vector<expr::ExprId> tiles) { return check.atoms_reachable(tiles, pool); };
+  EXPECT_TRUE(reachable({q, k, v}));
+  EXPECT_TRUE(reachable({outputs[0]}));
+  // V summed: rms(16, x2) needs a tile of x2 alone, and every tile built from these holds a sum.
+  EXPECT_FALSE(reachable({q, k, pool.sum(64, v)}));
+  // Held already, the atom needs no argument.
+  const expr::ExprId vn = pool.div(v, pool.rms(16, v));
+  EXPECT_TRUE(reachable({q, k, pool.sum(64, vn)}));
+  // Q inside the scores: rms(16, x0) cannot be made any more.
+  EXPECT_FALSE(reachable({pool.sum(16, pool.mul(q, k)), v}));
+  EXPECT_TRUE(reachable({pool.sum(16, pool.mul(q, k)), q, v}));
 }
 
 // lora_small (Mirage's LoRA config) and gqa_small at a narrower space, each complete in seconds:

@@ -11,6 +11,7 @@
 #include "search/generator/enumerate.h"
 #include "search/generator/opening_memos.h"
 #include "search/generator/output_shapes.h"
+#include "search/generator/output_symbols.h"
 #include "search/generator/reach.h"
 #include "ugs/ir/canonical.h"
 #include "ugs/search/generator/generator.h"
@@ -255,6 +256,15 @@ void Generator::open_steps_for(const State& state, const FixedVec<int32_t, kMaxB
   // A block graph no kernel op can follow must save the outputs' shapes (output_shapes.h).
   const bool final_block = search_detail::kernel_ops_after_block(state.kernel, cfg_) <= 0;
   const int output_shape_ops = cfg_.output_reach == 1 && final_block ? static_cast<int>(cfg_.max_block_ops) - num_ins : 0;
+  // ... and make the outputs' silu and rms atoms from its inputs (output_symbols.h).
+  if (final_block && symbols_) {
+    FixedVec<expr::ExprId, kMaxBlockInputs> loaded;
+    for (int32_t t : ins) loaded.push_back(state.kexpr[t]);
+    if (!symbols_->atoms_reachable(loaded.span(), pool_)) {
+      ++pruned.reach;
+      return;
+    }
+  }
   // Searched ahead only above a block graph: there the same signature comes from each way that block
   // graph was built. Above the inputs and predefined ops alone signatures repeat little, and
   // searching them ahead would move most of the search into its first levels (and its first μGraph

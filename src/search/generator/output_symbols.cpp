@@ -9,7 +9,29 @@ namespace {
 
 using F = OutputSymbols::Feature;
 
-uint16_t symbol(expr::ExprKind kind) { return uint16_t{1} << static_cast<int>(kind); }
+constexpr uint16_t symbol(expr::ExprKind kind) { return uint16_t{1} << static_cast<int>(kind); }
+
+// An expression's facts that only grow along a graph: all but the Add and Mul symbols, which the
+// normal form makes from others and folds away again.
+OutputSymbols::Have grown(const expr::ExprFacts& facts) {
+  OutputSymbols::Have have;
+  have.add(facts);
+  have.symbols &= static_cast<uint16_t>(~(symbol(expr::ExprKind::Add) | symbol(expr::ExprKind::Mul)));
+  return have;
+}
+
+bool within(const OutputSymbols::Have& a, const OutputSymbols::Have& b) {
+  return (a.vars & ~b.vars) == 0 && (a.atoms & ~b.atoms) == 0 && (a.primes & ~b.primes) == 0 &&
+         (a.symbols & ~b.symbols) == 0;
+}
+
+// The silu and rms nodes below e, each once (an output's tree is small).
+void collect_atoms(const expr::ExprPool& pool, expr::ExprId e, std::vector<expr::ExprId>& out) {
+  const expr::ExprKind kind = pool.kind(e);
+  if ((kind == expr::ExprKind::Silu || kind == expr::ExprKind::Rms) && std::find(out.begin(), out.end(), e) == out.end())
+    out.push_back(e);
+  for (expr::ExprId kid : pool.kids(e)) collect_atoms(pool, kid, out);
+}
 
 }  // namespace
 
@@ -58,6 +80,20 @@ OutputSymbols::OutputSymbols(std::span<const expr::ExprId> outputs, const expr::
     symbols_ &= f.symbols;
   }
   if (outputs.empty()) vars_ = atoms_ = primes_ = symbols_ = 0;
+  std::vector<expr::ExprId> common;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::vector<expr::ExprId> atoms;
+    collect_atoms(pool, outputs[i], atoms);
+    if (i == 0)
+      common = std::move(atoms);
+    else
+      std::erase_if(common, [&](expr::ExprId a) { return std::find(atoms.begin(), atoms.end(), a) == atoms.end(); });
+  }
+  for (expr::ExprId atom : common) {
+    const expr::ExprId argument = pool.kids(atom)[0];
+    const uint64_t bit = pool.facts(atom).atoms & ~pool.facts(argument).atoms;
+    if (bit != 0) atoms_required_.push_back({bit, grown(pool.facts(argument))});
+  }
   // Fewest ops first: a round adds one op to every entry's best, until none improves.
   for (auto& row : need_) row.fill(kNever);
   need_[0][0] = 0;
@@ -84,6 +120,17 @@ int OutputSymbols::ops_needed(const Have& have) const {
   // Each op makes at most one atom, and an atom sets one bit of the Bloom mask.
   const int atoms = std::min(kMaxAtoms, std::popcount(atoms_ & ~have.atoms));
   return need_[missing][atoms];
+}
+
+bool OutputSymbols::atoms_reachable(std::span<const expr::ExprId> tiles, const expr::ExprPool& pool) const {
+  uint64_t held = 0;
+  for (expr::ExprId t : tiles) held |= pool.facts(t).atoms;
+  for (const RequiredAtom& atom : atoms_required_) {
+    if ((held & atom.bit) != 0) continue;  // held, or its bit is another atom's
+    if (std::none_of(tiles.begin(), tiles.end(), [&](expr::ExprId t) { return within(grown(pool.facts(t)), atom.argument); }))
+      return false;
+  }
+  return true;
 }
 
 }  // namespace ugs::search_detail

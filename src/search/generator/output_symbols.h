@@ -9,6 +9,13 @@
 // that no tile holds yet are features the remaining ops must make, and a state whose missing features
 // take more ops than it has left is never expanded (counted as `pruned.reach`). The fewest ops that
 // make a set of missing features is a small cover problem, solved once per search into a table.
+//
+// The outputs' silu and rms atoms are nodes of their own (silu(A), rms(k, A)), made only by an op
+// whose operand's expression is exactly the argument A: a silu op, an rms_norm or an rms accumulator.
+// An operand is a tile or is built from tiles, and facts only grow, so a block graph one of whose
+// missing atoms has no tile whose facts lie within A's can never make it: such a block graph is not
+// opened. Only the inputs' expressions decide it, and ops can add no tile within A that the inputs
+// lacked, so the openings' check is the whole check.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -61,6 +68,10 @@ class OutputSymbols {
   // The function-symbol features of an expression's facts (not Prime: primes are compared as bits).
   static uint8_t features(uint16_t symbols);
 
+  // Whether a block graph whose tiles have the expressions `tiles` may still make every silu and rms
+  // atom of the outputs (above).
+  bool atoms_reachable(std::span<const expr::ExprId> tiles, const expr::ExprPool& pool) const;
+
   // Whether `e` is an output's expression: a tile no op can consume is saved, so it must be one.
   bool is_output(expr::ExprId e) const { return std::find(outputs_.begin(), outputs_.end(), e) != outputs_.end(); }
 
@@ -68,6 +79,13 @@ class OutputSymbols {
   std::vector<expr::ExprId> outputs_;
   uint64_t vars_ = 0, atoms_ = 0, primes_ = 0;
   uint16_t symbols_ = 0;
+  // The atoms every output holds: each one's own Bloom bit, and the facts of its argument that only
+  // grow along a graph (an atom whose bit its argument shares is left out: its absence cannot be told).
+  struct RequiredAtom {
+    uint64_t bit = 0;
+    Have argument;
+  };
+  std::vector<RequiredAtom> atoms_required_;
   // need_[features][atoms]: the fewest ops of the space that make those features and that many atoms.
   std::array<std::array<int, kMaxAtoms + 1>, kFeatureMasks> need_{};
 };

@@ -46,7 +46,8 @@ namespace ugs {
     "loaders can be saved with an output's shape; 0: none is (to measure what the check cuts)")              \
   X(expr_reach, 1, 0, 1,                                                                                      \
     "1: inside a block graph that must make the outputs, a state is pruned when the expression features "    \
-    "its tiles lack of the outputs' take more ops than it has left (with expr_check 1); 0: never")          \
+    "its tiles lack of the outputs' take more ops than it has left or it cannot make an output's silu or "  \
+    "rms atom (with expr_check 1); 0: never")                                                                 \
   X(closing_lookahead, 1, 0, 1,                                                                               \
     "1 (with expr_reach 1): an opening of a block graph that must make the outputs is pruned (a symbolic "   \
     "one, launch by launch) when its block ops, searched ahead once per signature, reach no closing that "   \
