@@ -17,6 +17,7 @@
 #include "search/generator/reach.h"
 #include "ugs/expr/op_expr.h"
 #include "ugs/expr/oracle.h"
+#include "ugs/io/program.h"
 #include "ugs/search/generator/generator.h"
 
 namespace ugs::search_detail {
@@ -85,5 +86,18 @@ struct Walker {
     }
   }
 };
+
+// Walks p's space under cfg whole, the expression dead-end checks off, and returns what it met.
+inline Walk walk_space(const Program& p, SearchConfig cfg) {
+  cfg.expr_reach = 0;
+  expr::ExprPool pool;
+  const Generator gen(p.graph, cfg, pool);
+  const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, p.graph);
+  expr::Oracle oracle(pool, outputs);
+  const OutputSymbols check(outputs, pool, cfg);
+  Walker walker{gen, oracle, check, {}};
+  walker.walk(gen.root(), false);
+  return walker.seen;
+}
 
 }  // namespace ugs::search_detail

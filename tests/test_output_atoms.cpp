@@ -28,16 +28,9 @@ TEST(OutputSymbols, NoStateWithoutAnAtomsArgumentCompletes) {
   std::erase_if(cfg.block_ops, [](OpKind k) {
     return k == OpKind::Square || k == OpKind::Sqrt || k == OpKind::Silu || k == OpKind::Add || k == OpKind::Mul;
   });
-  cfg.expr_reach = 0;
-  expr::ExprPool pool;
-  const Generator gen(p.graph, cfg, pool);
-  const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, p.graph);
-  expr::Oracle oracle(pool, outputs);
-  const OutputSymbols check(outputs, pool, cfg);
-  Walker walker{gen, oracle, check, {}};
-  walker.walk(gen.root(), false);
-  EXPECT_GT(walker.seen.dead_atoms, 0);
-  EXPECT_GT(walker.seen.completing, 0);
+  const Walk seen = walk_space(p, cfg);
+  EXPECT_GT(seen.dead_atoms, 0);
+  EXPECT_GT(seen.completing, 0);
 }
 
 }  // namespace

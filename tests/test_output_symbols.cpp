@@ -35,15 +35,7 @@ TEST(OutputSymbols, NoOpMakesWhatItDoesNotListAndADeadStateNeverCompletes) {
     const Program p = load_program(name);
     SearchConfig cfg = mirage_config(p);
     cfg.max_block_ops = block_ops;
-    cfg.expr_reach = 0;
-    expr::ExprPool pool;
-    const Generator gen(p.graph, cfg, pool);
-    const std::vector<expr::ExprId> outputs = expr::output_exprs(pool, p.graph);
-    expr::Oracle oracle(pool, outputs);
-    const OutputSymbols check(outputs, pool, cfg);
-    Walker walker{gen, oracle, check, {}};
-    walker.walk(gen.root(), false);
-    const Walk& seen = walker.seen;
+    const Walk seen = walk_space(p, cfg);
     EXPECT_GT(seen.block_ops, 1000);
     if (std::string(name) == "gqa_small") {
       for (OpKind kind : cfg.block_ops) EXPECT_TRUE(seen.kinds_seen[static_cast<int>(kind)]) << name_of(kind);
