@@ -2,6 +2,7 @@
 // cut when no sequence of its block ops that the search would take reaches a closing that saves the
 // outputs' expressions. Searched depth-first once per signature, stopping at the first closing found
 // (or whole, for the closing replay: closing_replay.cpp).
+#include <algorithm>
 #include <bit>
 
 #include "search/generator/closing_memo.h"
@@ -16,34 +17,90 @@ namespace ugs {
 
 namespace search_detail {
 
-size_t ClosingMemo::Hash::operator()(const OpeningSignature& key) const {
-  uint64_t h = 0x636c6f73696e67ull;
-  for (int64_t w : key.words) h = splitmix64(h ^ static_cast<uint64_t>(w));
-  return static_cast<size_t>(h);
+SignatureDigest digest_of(const OpeningSignature& key) {
+  // Two chains with different seeds and different mixes of each word: independent 64-bit hashes.
+  uint64_t low = 0x636c6f73696e67ull, high = 0x7369676e6174ull;
+  for (int64_t w : key.words) {
+    low = splitmix64(low ^ static_cast<uint64_t>(w));
+    high = splitmix64(high + static_cast<uint64_t>(w) * 0xD6E8FEB86659FD93ull);
+  }
+  return {low, high};
 }
 
-std::optional<bool> ClosingMemo::find(const OpeningSignature& key) const {
+size_t AnswerTable::slot_of(const SignatureDigest& key) const {
+  const size_t mask = slots_.size() - 1;
+  const SignatureDigest want = stored(key, false);
+  size_t at = static_cast<size_t>(key.low >> 1) & mask;
+  for (; slots_[at].high != 0; at = (at + 1) & mask)
+    if (slots_[at].high == want.high && (slots_[at].low | 1) == (want.low | 1)) return at;
+  return at;
+}
+
+std::optional<bool> AnswerTable::find(const SignatureDigest& key) const {
+  if (size_ == 0) return std::nullopt;
+  const SignatureDigest& at = slots_[slot_of(key)];
+  if (at.high == 0) return std::nullopt;
+  return (at.low & 1) != 0;
+}
+
+void AnswerTable::add(const SignatureDigest& key, bool closes) {
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  SignatureDigest& at = slots_[slot_of(key)];
+  if (at.high != 0) return;
+  at = stored(key, closes);
+  ++size_;
+}
+
+void AnswerTable::grow() {
+  std::vector<SignatureDigest> old = std::move(slots_);
+  slots_.assign(std::max<size_t>(1024, 2 * old.size()), SignatureDigest{});
+  const size_t mask = slots_.size() - 1;
+  for (const SignatureDigest& entry : old) {
+    if (entry.high == 0) continue;
+    size_t at = static_cast<size_t>(entry.low >> 1) & mask;
+    while (slots_[at].high != 0) at = (at + 1) & mask;
+    slots_[at] = entry;
+  }
+}
+
+std::optional<bool> ClosingMemo::find(const SignatureDigest& key) const {
   const Shard& shard = shard_of(key);
   const std::lock_guard lock(shard.mutex);
-  const auto it = shard.answers.find(key);
-  if (it == shard.answers.end()) return std::nullopt;
-  return it->second;
+  return shard.answers.find(key);
 }
 
-void ClosingMemo::add(const OpeningSignature& key, bool closes) {
+void ClosingMemo::add(const SignatureDigest& key, bool closes) {
   Shard& shard = shard_of(key);
   const std::lock_guard lock(shard.mutex);
-  shard.answers.emplace(key, closes);
+  shard.answers.add(key, closes);
 }
 
-std::shared_ptr<const ReplayTrace> ClosingMemo::trace(const OpeningSignature& key) const {
+size_t ClosingMemo::size() const {
+  size_t n = 0;
+  for (const Shard& shard : shards_) {
+    const std::lock_guard lock(shard.mutex);
+    n += shard.answers.size();
+  }
+  return n;
+}
+
+size_t ClosingMemo::bytes() const {
+  size_t n = 0;
+  for (const Shard& shard : shards_) {
+    const std::lock_guard lock(shard.mutex);
+    n += shard.answers.bytes();
+  }
+  return n;
+}
+
+std::shared_ptr<const ReplayTrace> ClosingMemo::trace(const SignatureDigest& key) const {
   const Shard& shard = shard_of(key);
   const std::lock_guard lock(shard.mutex);
   const auto it = shard.traces.find(key);
   return it == shard.traces.end() ? nullptr : it->second;
 }
 
-void ClosingMemo::add_trace(const OpeningSignature& key, std::shared_ptr<const ReplayTrace> trace) {
+void ClosingMemo::add_trace(const SignatureDigest& key, std::shared_ptr<const ReplayTrace> trace) {
   Shard& shard = shard_of(key);
   const std::lock_guard lock(shard.mutex);
   shard.traces.emplace(key, std::move(trace));
@@ -73,7 +130,7 @@ bool Generator::may_close(const State& state, const Step& opening) const {
   if (stopped()) return true;  // the search ends: no answer is needed
   State opened = apply(state, opening);  // searched in place: the walk takes back every op it adds
   const int64_t savers = search_detail::savers_allowed(opened.kernel, opened.block, program_.outputs.size(), cfg_);
-  const search_detail::OpeningSignature key = search_detail::signature_of(opened, savers);
+  const search_detail::SignatureDigest key = search_detail::digest_of(search_detail::signature_of(opened, savers));
   if (const std::optional<bool> known = closings_->find(key)) {
     closings_->answered.fetch_add(1, std::memory_order_relaxed);
     return *known;

@@ -30,6 +30,16 @@ struct OpeningSignature {
   friend bool operator==(const OpeningSignature&, const OpeningSignature&) = default;
 };
 
+// A signature as the memo keeps it: 128 bits of two independent hashes of its words. The memo holds
+// every signature a run searches ahead (tens of millions in an `open` space), and the words
+// themselves took 216 bytes each, plus a hash map's node: gigabytes. Two signatures share a digest
+// with probability about 2^-127 per pair, far below any run's count of pairs.
+struct SignatureDigest {
+  uint64_t low = 0, high = 0;
+  friend bool operator==(const SignatureDigest&, const SignatureDigest&) = default;
+};
+SignatureDigest digest_of(const OpeningSignature& key);
+
 // The signature of the concrete opening `opened`, whose block graph may have `savers` savers.
 OpeningSignature signature_of(const State& opened, int64_t savers);
 
@@ -45,13 +55,36 @@ struct ReplayStep {
 };
 using ReplayTrace = std::vector<ReplayStep>;
 
+// The answers of one shard: open addressing over 16-byte entries, the answer in the digest's lowest
+// bit (the table's load stays between 1/4 and 1/2, so an answer costs 32 to 64 bytes).
+class AnswerTable {
+ public:
+  std::optional<bool> find(const SignatureDigest& key) const;
+  void add(const SignatureDigest& key, bool closes);  // a key already there keeps its answer
+  size_t size() const { return size_; }
+  size_t bytes() const { return slots_.size() * sizeof(SignatureDigest); }
+
+ private:
+  // The stored form: the answer in bit 0 of `low`, bit 0 of `high` set (an empty slot is all zero).
+  static SignatureDigest stored(const SignatureDigest& key, bool closes) {
+    return {(key.low & ~uint64_t{1}) | uint64_t{closes}, key.high | 1};
+  }
+  size_t slot_of(const SignatureDigest& key) const;
+  void grow();
+  std::vector<SignatureDigest> slots_;
+  size_t size_ = 0;
+};
+
 class ClosingMemo {
  public:
-  std::optional<bool> find(const OpeningSignature& key) const;
-  void add(const OpeningSignature& key, bool closes);
+  std::optional<bool> find(const SignatureDigest& key) const;
+  void add(const SignatureDigest& key, bool closes);
   // A signature's trace, when one was made (closing_replay 1).
-  std::shared_ptr<const ReplayTrace> trace(const OpeningSignature& key) const;
-  void add_trace(const OpeningSignature& key, std::shared_ptr<const ReplayTrace> trace);
+  std::shared_ptr<const ReplayTrace> trace(const SignatureDigest& key) const;
+  void add_trace(const SignatureDigest& key, std::shared_ptr<const ReplayTrace> trace);
+  // The answers held, and the bytes of their tables.
+  size_t size() const;
+  size_t bytes() const;
 
   // Counted by the searches ahead: signatures searched, and the states they visited; of those, the
   // signatures that can close and their states (a search that closes stops at its first closing, but
@@ -63,17 +96,18 @@ class ClosingMemo {
   std::atomic<uint64_t> replayed{0}, replayed_closings{0}, late_traces{0};
 
   struct Hash {
-    size_t operator()(const OpeningSignature& key) const;
+    size_t operator()(const SignatureDigest& key) const { return static_cast<size_t>(key.high); }
   };
 
  private:
   static constexpr int kShards = 64;
   struct Shard {
     mutable std::mutex mutex;
-    std::unordered_map<OpeningSignature, bool, Hash> answers;
-    std::unordered_map<OpeningSignature, std::shared_ptr<const ReplayTrace>, Hash> traces;
+    AnswerTable answers;
+    std::unordered_map<SignatureDigest, std::shared_ptr<const ReplayTrace>, Hash> traces;
   };
-  Shard& shard_of(const OpeningSignature& key) const { return shards_[Hash{}(key) % kShards]; }
+  // The shard by the high word's top bits; the table's slot by the low word.
+  Shard& shard_of(const SignatureDigest& key) const { return shards_[key.high >> 58]; }
   mutable std::array<Shard, kShards> shards_;
 };
 

@@ -50,7 +50,7 @@ bool Generator::trace_subtree(State& state, search_detail::ReplayTrace& trace, A
 
 void Generator::replay(const State& state, std::vector<KernelGraph>& out, std::vector<uint32_t>& group_ends) const {
   const int64_t savers = search_detail::savers_allowed(state.kernel, state.block, program_.outputs.size(), cfg_);
-  const search_detail::OpeningSignature key = search_detail::signature_of(state, savers);
+  const search_detail::SignatureDigest key = search_detail::digest_of(search_detail::signature_of(state, savers));
   std::shared_ptr<const search_detail::ReplayTrace> trace = closings_->trace(key);
   if (!trace) {  // an opening the lookahead did not search in this process (a resumed run's)
     auto made = std::make_shared<search_detail::ReplayTrace>();
