@@ -17,9 +17,11 @@ def throughput(runs):
 
 
 def speedups(results, backend, field):
-    """{program: {(strategy, ranks): {workers: speedup}}} over dfs at 1 thread, 1 rank."""
+    """{program: {(strategy, ranks): {workers: speedup}}} over dfs at 1 thread, 1 rank, complete runs
+    only: runs stopped by a time limit expanded different parts of the space, whose states cost
+    differently, so their states per second do not compare."""
     out = {}
-    runs = where(results, backend=backend, field=field)
+    runs = [r for r in where(results, backend=backend, field=field) if not r.partial]
     for (program,), of_program in group(runs, "program").items():
         base = throughput(where(of_program, strategy="dfs", workers=1))
         if math.isnan(base):

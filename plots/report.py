@@ -132,7 +132,8 @@ def write_report(results_path, out_dir, binary):
           *[f"- {k}: {v}" for k, v in machine.from_results(results)],
           "\n## Key numbers\n",
           "Repetitions averaged (± sample standard deviation); `≥`: a run stopped by its time limit. "
-          "Speedup: states per second over dfs at 1 thread, same program, backend and field.\n",
+          "Speedup: states per second over dfs at 1 thread, same program, backend and field, where both "
+          "completed (–: either was stopped).\n",
           table(key_numbers(results), key_columns(results)), "",
           *spaces_section(plain(results), failed_cells(results_path) if os.path.isdir(results_path) else []),
           *conclusions(results),
