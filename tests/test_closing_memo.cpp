@@ -49,6 +49,35 @@ TEST(AnswerTable, FindsEveryAnswerAsGivenAndNothingElse) {
   EXPECT_GE(table.bytes(), 32 * table.size());
 }
 
+TEST(AnswerTable, PastItsMostSlotsKeepsNoNewAnswer) {
+  AnswerTable table(4096);
+  int kept = 0;
+  for (uint64_t n = 0; n < 5000; ++n) kept += table.add(digest_number(n), n % 2 == 0);
+  EXPECT_EQ(kept, 2048);  // half of 4096 slots
+  EXPECT_EQ(table.size(), 2048u);
+  EXPECT_EQ(table.bytes(), 4096 * sizeof(SignatureDigest));
+  int found = 0;
+  for (uint64_t n = 0; n < 5000; ++n) {
+    const std::optional<bool> answer = table.find(digest_number(n));
+    if (answer) {
+      EXPECT_EQ(*answer, n % 2 == 0) << n;
+    }
+    found += answer.has_value();
+  }
+  EXPECT_EQ(found, 2048);
+  EXPECT_TRUE(table.add(digest_number(0), false));  // one held already stays held, as it was
+  EXPECT_EQ(table.find(digest_number(0)), std::optional<bool>(true));
+}
+
+TEST(ClosingMemo, CountsTheAnswersItHasNoRoomFor) {
+  ClosingMemo memo(64 * 2048 * sizeof(SignatureDigest));  // 2048 slots a shard
+  for (uint64_t n = 0; n < 200000; ++n) memo.add(digest_number(n), true);
+  EXPECT_LE(memo.size(), 64u * 1024);
+  EXPECT_GT(memo.size(), 60u * 1024);
+  EXPECT_EQ(memo.size() + memo.unremembered.load(), 200000u);
+  EXPECT_EQ(memo.bytes(), 64 * 2048 * sizeof(SignatureDigest));
+}
+
 TEST(ClosingMemo, ThreadsAddAndFindTheirAnswersConcurrently) {
   ClosingMemo memo;
   constexpr int kThreads = 4;

@@ -43,17 +43,21 @@ std::optional<bool> AnswerTable::find(const SignatureDigest& key) const {
   return (at.low & 1) != 0;
 }
 
-void AnswerTable::add(const SignatureDigest& key, bool closes) {
-  if (2 * (size_ + 1) > slots_.size()) grow();
+bool AnswerTable::add(const SignatureDigest& key, bool closes) {
+  const bool room = 2 * (size_ + 1) <= slots_.size();
+  if (!room && slots_.size() * 2 <= max_slots_) grow();
+  if (slots_.empty()) return false;
   SignatureDigest& at = slots_[slot_of(key)];
-  if (at.high != 0) return;
+  if (at.high != 0) return true;
+  if (2 * (size_ + 1) > slots_.size()) return false;
   at = stored(key, closes);
   ++size_;
+  return true;
 }
 
 void AnswerTable::grow() {
   std::vector<SignatureDigest> old = std::move(slots_);
-  slots_.assign(std::max<size_t>(1024, 2 * old.size()), SignatureDigest{});
+  slots_.assign(std::min(max_slots_, std::max<size_t>(1024, 2 * old.size())), SignatureDigest{});
   const size_t mask = slots_.size() - 1;
   for (const SignatureDigest& entry : old) {
     if (entry.high == 0) continue;
@@ -69,28 +73,23 @@ std::optional<bool> ClosingMemo::find(const SignatureDigest& key) const {
   return shard.answers.find(key);
 }
 
+ClosingMemo::ClosingMemo(size_t budget_bytes) {
+  const size_t slots = std::bit_floor(std::max<size_t>(budget_bytes / kShards / sizeof(SignatureDigest), 2));
+  for (Shard& shard : shards_) shard.answers = AnswerTable(slots);
+}
+
 void ClosingMemo::add(const SignatureDigest& key, bool closes) {
   Shard& shard = shard_of(key);
   const std::lock_guard lock(shard.mutex);
-  shard.answers.add(key, closes);
+  if (!shard.answers.add(key, closes)) unremembered.fetch_add(1, std::memory_order_relaxed);
 }
 
 size_t ClosingMemo::size() const {
-  size_t n = 0;
-  for (const Shard& shard : shards_) {
-    const std::lock_guard lock(shard.mutex);
-    n += shard.answers.size();
-  }
-  return n;
+  return sum_of([](const AnswerTable& answers) { return answers.size(); });
 }
 
 size_t ClosingMemo::bytes() const {
-  size_t n = 0;
-  for (const Shard& shard : shards_) {
-    const std::lock_guard lock(shard.mutex);
-    n += shard.answers.bytes();
-  }
-  return n;
+  return sum_of([](const AnswerTable& answers) { return answers.bytes(); });
 }
 
 std::shared_ptr<const ReplayTrace> ClosingMemo::trace(const SignatureDigest& key) const {
@@ -165,7 +164,7 @@ Generator::LookaheadStats Generator::lookahead_stats() const {
   const auto read = [](const std::atomic<uint64_t>& n) { return n.load(std::memory_order_relaxed); };
   return {read(closings_->signatures),     read(closings_->states),   read(closings_->closing),
           read(closings_->closing_states), read(closings_->answered), read(closings_->replayed),
-          read(closings_->replayed_closings), read(closings_->late_traces)};
+          read(closings_->replayed_closings), read(closings_->late_traces), read(closings_->unremembered)};
 }
 
 bool Generator::ahead_keeps(expr::ExprId query, AheadWork& work) const {

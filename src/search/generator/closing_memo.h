@@ -56,11 +56,15 @@ struct ReplayStep {
 using ReplayTrace = std::vector<ReplayStep>;
 
 // The answers of one shard: open addressing over 16-byte entries, the answer in the digest's lowest
-// bit (the table's load stays between 1/4 and 1/2, so an answer costs 32 to 64 bytes).
+// bit (the table's load stays between 1/4 and 1/2, so an answer costs 32 to 64 bytes), in at most
+// `max_slots` slots (a power of two).
 class AnswerTable {
  public:
+  explicit AnswerTable(size_t max_slots = size_t{1} << 40) : max_slots_(max_slots) {}
   std::optional<bool> find(const SignatureDigest& key) const;
-  void add(const SignatureDigest& key, bool closes);  // a key already there keeps its answer
+  // Whether the answer is held now: a key already there keeps its first answer; a new one finds no
+  // room once the table is at its most slots and half full.
+  bool add(const SignatureDigest& key, bool closes);
   size_t size() const { return size_; }
   size_t bytes() const { return slots_.size() * sizeof(SignatureDigest); }
 
@@ -73,10 +77,15 @@ class AnswerTable {
   void grow();
   std::vector<SignatureDigest> slots_;
   size_t size_ = 0;
+  size_t max_slots_;
 };
 
+// Answers past the memo's budget are not kept (`unremembered`): a signature met again is searched
+// again, so a run that outgrows the budget slows down instead of running out of memory.
 class ClosingMemo {
  public:
+  static constexpr size_t kBudgetBytes = size_t{4} << 30;
+  explicit ClosingMemo(size_t budget_bytes = kBudgetBytes);
   std::optional<bool> find(const SignatureDigest& key) const;
   void add(const SignatureDigest& key, bool closes);
   // A signature's trace, when one was made (closing_replay 1).
@@ -94,6 +103,8 @@ class ClosingMemo {
   // Counted by the replays: openings replayed, the closings replayed on them, and the traces made
   // outside the lookahead (a resumed run's openings; the states of their searches count in `states`).
   std::atomic<uint64_t> replayed{0}, replayed_closings{0}, late_traces{0};
+  // Answers not kept for want of room.
+  std::atomic<uint64_t> unremembered{0};
 
   struct Hash {
     size_t operator()(const SignatureDigest& key) const { return static_cast<size_t>(key.high); }
@@ -108,6 +119,15 @@ class ClosingMemo {
   };
   // The shard by the high word's top bits; the table's slot by the low word.
   Shard& shard_of(const SignatureDigest& key) const { return shards_[key.high >> 58]; }
+  template <class Read>
+  size_t sum_of(Read read) const {
+    size_t sum = 0;
+    for (const Shard& shard : shards_) {
+      const std::lock_guard lock(shard.mutex);
+      sum += read(shard.answers);
+    }
+    return sum;
+  }
   mutable std::array<Shard, kShards> shards_;
 };
 

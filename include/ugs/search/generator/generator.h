@@ -88,7 +88,10 @@ class Generator {
     uint64_t signatures = 0, states = 0, closing = 0, closing_states = 0, answered = 0;
     // Openings replayed, the closings replayed on them, and traces made outside the lookahead.
     uint64_t replayed = 0, replayed_closings = 0, late_traces = 0;
+    // Answers the memo had no room to keep (its budget passed: those signatures are searched again).
+    uint64_t unremembered = 0;
     LookaheadStats& operator+=(const LookaheadStats& o) {
+      unremembered += o.unremembered;
       replayed += o.replayed;
       replayed_closings += o.replayed_closings;
       late_traces += o.late_traces;
