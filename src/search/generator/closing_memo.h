@@ -32,8 +32,9 @@ struct OpeningSignature {
 
 // A signature as the memo keeps it: 128 bits of two independent hashes of its words. The memo holds
 // every signature a run searches ahead (tens of millions in an `open` space), and the words
-// themselves took 216 bytes each, plus a hash map's node: gigabytes. Two signatures share a digest
-// with probability about 2^-127 per pair, far below any run's count of pairs.
+// themselves took 216 bytes each, plus a hash map's node: gigabytes. The memo's tables compare 126
+// of the bits (two hold the answer and the slot's mark), so two signatures are taken for one with a
+// probability of about 2^-126 a pair, far below any run's count of pairs.
 struct SignatureDigest {
   uint64_t low = 0, high = 0;
   friend bool operator==(const SignatureDigest&, const SignatureDigest&) = default;
@@ -117,7 +118,8 @@ class ClosingMemo {
     AnswerTable answers;
     std::unordered_map<SignatureDigest, std::shared_ptr<const ReplayTrace>, Hash> traces;
   };
-  // The shard by the high word's top bits; the table's slot by the low word.
+  // The shard by the high word's top 6 bits; the table's slot by the low word.
+  static_assert(kShards == 64);
   Shard& shard_of(const SignatureDigest& key) const { return shards_[key.high >> 58]; }
   template <class Read>
   size_t sum_of(Read read) const {
