@@ -44,8 +44,7 @@ std::optional<bool> AnswerTable::find(const SignatureDigest& key) const {
 }
 
 bool AnswerTable::add(const SignatureDigest& key, bool closes) {
-  const bool room = 2 * (size_ + 1) <= slots_.size();
-  if (!room && slots_.size() * 2 <= max_slots_) grow();
+  if (2 * (size_ + 1) > slots_.size() && slots_.size() * 2 <= max_slots_) grow();
   if (slots_.empty()) return false;
   SignatureDigest& at = slots_[slot_of(key)];
   if (at.high != 0) return true;
@@ -58,13 +57,8 @@ bool AnswerTable::add(const SignatureDigest& key, bool closes) {
 void AnswerTable::grow() {
   std::vector<SignatureDigest> old = std::move(slots_);
   slots_.assign(std::min(max_slots_, std::max<size_t>(1024, 2 * old.size())), SignatureDigest{});
-  const size_t mask = slots_.size() - 1;
-  for (const SignatureDigest& entry : old) {
-    if (entry.high == 0) continue;
-    size_t at = static_cast<size_t>(entry.low >> 1) & mask;
-    while (slots_[at].high != 0) at = (at + 1) & mask;
-    slots_[at] = entry;
-  }
+  for (const SignatureDigest& entry : old)  // distinct keys: each probe ends at an empty slot
+    if (entry.high != 0) slots_[slot_of(entry)] = entry;
 }
 
 std::optional<bool> ClosingMemo::find(const SignatureDigest& key) const {
